@@ -1,0 +1,137 @@
+# thatch — one GNU Makefile, no autotools (STYLE.md §10).
+#
+#   make                    build ./thatch
+#   make check              unit tests + end-to-end tests (tests/run)
+#   make check SANITIZE=address,undefined
+#                           the same under ASan + UBSan (separate build dir)
+#   make valgrind           unit tests and a long MCP session under valgrind
+#   make lint               headers compile alone, includes point down, no
+#                           banned functions
+#   make bench              benchmarks (bench/README.md)
+#   make install            PREFIX=/usr/local DESTDIR=
+#
+# Sources are listed one per line, by layer; everything but main.c goes into
+# libthatch.a, which the binary and the unit tests link.
+
+VERSION  = 0.2.0
+PREFIX  ?= /usr/local
+BINDIR   = $(PREFIX)/bin
+
+PKGS     = sqlite3 jansson libcurl libutf8proc openblas libcrypto
+
+# A sanitizer build lives in its own directory so it never mixes objects
+# with the normal build.
+ifneq ($(SANITIZE),)
+O       ?= build-san
+SAN      = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+else
+O       ?= build
+SAN      =
+endif
+
+CC      ?= cc
+OPT     ?= -O2 -g
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
+           -MMD -MP -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wvla -Wwrite-strings \
+           -Isrc -DTHATCH_VERSION='"$(VERSION)"' \
+           $(shell pkg-config --cflags $(PKGS)) \
+           $(SAN) -fno-omit-frame-pointer -pthread $(if $(DEVELOPER),-Werror)
+LDFLAGS += $(SAN) -pthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm
+
+UTIL_SRC = \
+	src/util/err.c \
+	src/util/xmalloc.c \
+	src/util/sbuf.c \
+	src/util/jsonx.c \
+	src/util/num.c \
+	src/util/path.c \
+	src/util/fileio.c \
+	src/util/log.c \
+	src/util/spawn.c \
+	src/util/clock.c \
+	src/util/utf8.c
+
+EMBED_SRC = \
+
+CORE_SRC = \
+	src/core/store.c
+
+TOOLS_SRC = \
+
+HOST_SRC = \
+
+TEXT_SRC = \
+
+CLI_SRC = \
+	src/cli/cli.c \
+	src/cli/cmd_version.c \
+	src/cli/cmd_help.c \
+	src/cli/cmd_stores.c
+
+LIB_SRC  = $(UTIL_SRC) $(EMBED_SRC) $(CORE_SRC) $(TOOLS_SRC) $(HOST_SRC) \
+           $(TEXT_SRC) $(CLI_SRC)
+LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
+
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+
+BIN      = $(if $(SANITIZE),$(O)/thatch,thatch)
+
+all: $(BIN)
+
+$(BIN): $(O)/src/main.o $(O)/libthatch.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(O)/libthatch.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(O)/libthatch.a tests/unit/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(O)/libthatch.a $(LDFLAGS) $(LDLIBS)
+
+units: $(UNIT_BIN)
+
+# tests/run is the one entry point: it runs every unit binary and every
+# end-to-end script and ends with "N passed, N failed".
+check: $(BIN) units
+	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
+	    tests/run $(if $(SANITIZE),--units-only)
+
+# What CI and the README run: everything above, plus the unit tests again
+# under AddressSanitizer and UndefinedBehaviorSanitizer, in one tally.
+test: $(BIN) units
+	$(MAKE) --no-print-directory SANITIZE=address,undefined units
+	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
+	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) tests/run
+
+valgrind: $(BIN) units
+	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
+	    THATCH_VALGRIND=1 tests/run --units-only --valgrind
+
+lint:
+	scripts/lint $(CC) "$(CFLAGS)"
+
+bench: $(BIN)
+	bench/run
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/thatch
+
+deps:
+	scripts/install-deps
+
+clean:
+	rm -rf build build-san thatch
+
+# Everything after this point is bookkeeping.
+.PHONY: all units check test valgrind lint bench install deps clean
+
+-include $(LIB_OBJ:.o=.d) $(O)/src/main.d

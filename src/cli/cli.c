@@ -1,0 +1,37 @@
+/*
+ * cli.c — what every subcommand is handed.
+ *
+ * The context is the only state a command sees (DESIGN principle 5):
+ * environment-derived paths are computed once here, so every subcommand,
+ * hook and the MCP server agree on the same DB path and socket.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#include "core/store.h"
+
+void
+cli_ctx_init(struct cli_ctx *ctx, const char *name)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->name = name;
+	paths_init(&ctx->paths);
+	ctx->clock = clock_system();
+}
+
+void
+cli_ctx_release(struct cli_ctx *ctx)
+{
+	store_close(ctx->store);
+	paths_release(&ctx->paths);
+	memset(ctx, 0, sizeof(*ctx));
+}
+
+int
+cli_open_store(struct cli_ctx *ctx)
+{
+	if (ctx->store != NULL)
+		return 0;
+	return store_open(ctx->paths.db_path, &ctx->store, &ctx->err);
+}

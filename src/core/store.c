@@ -1,0 +1,361 @@
+/*
+ * store.c — the SQLite store: connection setup, schema, migrations.
+ *
+ * Only this file writes SQL for the tables entries, stores and dedup_pairs
+ * (the memory CRUD lives in store_*.c beside it); other core modules own
+ * their own tables in the same file and reach the connection through
+ * store_db(). The store ranks vectors it is handed and knows nothing of how
+ * they were made.
+ *
+ * Invariants:
+ *  1. Every connection sets journal_mode=WAL, busy_timeout=5000 and
+ *     foreign_keys=ON, in that order, before any other statement.
+ *  2. The schema is the original's DDL text, created with CREATE TABLE IF
+ *     NOT EXISTS; migrations only add columns, in the original's order, so
+ *     a file written by either program opens in the other
+ *     (store-and-tools §1.3).
+ *  3. PRAGMA user_version is never touched.
+ *  4. The chat tables are not created: thatch does not implement chat
+ *     yet, and a guessed schema would stop the original creating its own
+ *     (§1.3 rule 7).
+ */
+#include "core/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/err.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+struct store {
+	sqlite3	*db;
+	char	*path;		/* owned */
+};
+
+/* store-and-tools §1.4.1, §1.4.2 and §1.4.5, byte for byte. */
+static const char SCHEMA[] =
+	"CREATE TABLE IF NOT EXISTS stores (\n"
+	"  name TEXT PRIMARY KEY\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS entries (\n"
+	"  slug      TEXT NOT NULL,\n"
+	"  store     TEXT NOT NULL REFERENCES stores(name),\n"
+	"  label     TEXT NOT NULL,\n"
+	"  content   TEXT NOT NULL,\n"
+	"  embedding BLOB,\n"
+	"  model     TEXT,\n"
+	"  branch    TEXT,\n"
+	"  confidence INTEGER,\n"
+	"  archived  INTEGER NOT NULL DEFAULT 0,\n"
+	"  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),\n"
+	"  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),\n"
+	"  recall_count INTEGER NOT NULL DEFAULT 0,\n"
+	"  last_recalled_at TEXT,\n"
+	"  PRIMARY KEY (slug, store)\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS dedup_pairs (\n"
+	"  store     TEXT NOT NULL,\n"
+	"  slug_a    TEXT NOT NULL,\n"
+	"  slug_b    TEXT NOT NULL,\n"
+	"  status    TEXT NOT NULL,\n"
+	"  checked_at TEXT NOT NULL,\n"
+	"  PRIMARY KEY (store, slug_a, slug_b)\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS prediction_matchers (\n"
+	"  id          TEXT PRIMARY KEY,\n"
+	"  store       TEXT NOT NULL REFERENCES stores(name),\n"
+	"  description TEXT NOT NULL,\n"
+	"  embedding   BLOB,\n"
+	"  model       TEXT,\n"
+	"  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  updated_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS predictions (\n"
+	"  id              TEXT PRIMARY KEY,\n"
+	"  store           TEXT NOT NULL REFERENCES stores(name),\n"
+	"  statement       TEXT NOT NULL,\n"
+	"  rationale       TEXT,\n"
+	"  embedding       BLOB,\n"
+	"  model           TEXT,\n"
+	"  confidence      REAL NOT NULL DEFAULT 0.5,\n"
+	"  confirm_count   REAL NOT NULL DEFAULT 0,\n"
+	"  disconfirm_count REAL NOT NULL DEFAULT 0,\n"
+	"  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS prediction_edges (\n"
+	"  matcher_id    TEXT NOT NULL,\n"
+	"  prediction_id TEXT NOT NULL,\n"
+	"  weight        REAL NOT NULL DEFAULT 1.0,\n"
+	"  created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  PRIMARY KEY (matcher_id, prediction_id),\n"
+	"  FOREIGN KEY (matcher_id) REFERENCES prediction_matchers(id) ON DELETE CASCADE,\n"
+	"  FOREIGN KEY (prediction_id) REFERENCES predictions(id) ON DELETE CASCADE\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS prediction_provenance (\n"
+	"  id            TEXT PRIMARY KEY,\n"
+	"  prediction_id TEXT NOT NULL,\n"
+	"  signal        TEXT NOT NULL,\n"
+	"  detail        TEXT,\n"
+	"  created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  FOREIGN KEY (prediction_id) REFERENCES predictions(id) ON DELETE CASCADE\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS behavior_matchers (\n"
+	"  id          TEXT PRIMARY KEY,\n"
+	"  store       TEXT NOT NULL REFERENCES stores(name),\n"
+	"  description TEXT NOT NULL,\n"
+	"  embedding   BLOB,\n"
+	"  model       TEXT,\n"
+	"  created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  updated_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS behaviors (\n"
+	"  id              TEXT PRIMARY KEY,\n"
+	"  store           TEXT NOT NULL REFERENCES stores(name),\n"
+	"  statement       TEXT NOT NULL,\n"
+	"  rationale       TEXT,\n"
+	"  embedding       BLOB,\n"
+	"  model           TEXT,\n"
+	"  confidence      REAL NOT NULL DEFAULT 0.5,\n"
+	"  confirm_count   REAL NOT NULL DEFAULT 0,\n"
+	"  disconfirm_count REAL NOT NULL DEFAULT 0,\n"
+	"  created_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  updated_at      TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS behavior_edges (\n"
+	"  matcher_id   TEXT NOT NULL,\n"
+	"  behavior_id  TEXT NOT NULL,\n"
+	"  weight       REAL NOT NULL DEFAULT 1.0,\n"
+	"  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  PRIMARY KEY (matcher_id, behavior_id),\n"
+	"  FOREIGN KEY (matcher_id) REFERENCES behavior_matchers(id) ON DELETE CASCADE,\n"
+	"  FOREIGN KEY (behavior_id) REFERENCES behaviors(id) ON DELETE CASCADE\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS behavior_provenance (\n"
+	"  id           TEXT PRIMARY KEY,\n"
+	"  behavior_id  TEXT NOT NULL,\n"
+	"  signal       TEXT NOT NULL,\n"
+	"  detail       TEXT,\n"
+	"  created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  FOREIGN KEY (behavior_id) REFERENCES behaviors(id) ON DELETE CASCADE\n"
+	");\n"
+	"CREATE TABLE IF NOT EXISTS repo_paths (\n"
+	"  worktree_path TEXT PRIMARY KEY,\n"
+	"  main_path     TEXT NOT NULL,\n"
+	"  repo_slug     TEXT NOT NULL,\n"
+	"  resolved_at   INTEGER NOT NULL\n"
+	");\n"
+	"INSERT OR IGNORE INTO stores (name) VALUES ('global');\n";
+
+/* §1.5 step 3: columns older entries tables lack, in the original's order. */
+static const struct {
+	const char	*column;
+	const char	*ddl;
+} entries_migrations[] = {
+	{ "recall_count",
+	  "ALTER TABLE entries ADD COLUMN recall_count INTEGER NOT NULL DEFAULT 0" },
+	{ "last_recalled_at",
+	  "ALTER TABLE entries ADD COLUMN last_recalled_at TEXT" },
+	{ "archived",
+	  "ALTER TABLE entries ADD COLUMN archived INTEGER NOT NULL DEFAULT 0" },
+};
+
+sqlite3 *
+store_db(struct store *st)
+{
+	return st->db;
+}
+
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
+}
+
+int
+store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql,
+    struct err *err)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK) {
+		*stmt = NULL;
+		return err_set(err, "database '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+	}
+	return 0;
+}
+
+int
+store_exec(struct store *st, const char *sql, struct err *err)
+{
+	char	*msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(err, "database '%s': %s", st->path,
+		    msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_list_stores(struct store *st, int (*fn)(const char *, void *),
+    void *arg, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 rc = -1, step;
+
+	if (store_prepare(st, &stmt, "SELECT name FROM stores ORDER BY name",
+	    err) != 0)
+		goto out;
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (fn((const char *)sqlite3_column_text(stmt, 0), arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		err_set(err, "cannot list stores in '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+static int
+has_column(struct store *st, const char *table, const char *column,
+    int *found, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	char		*sql = xasprintf("PRAGMA table_info(%s)", table);
+	int		 rc = -1, step;
+
+	*found = 0;
+	if (store_prepare(st, &stmt, sql, err) != 0)
+		goto out;
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(stmt, 1);
+		if (name != NULL && strcmp(name, column) == 0)
+			*found = 1;
+	}
+	if (step != SQLITE_DONE) {
+		err_set(err, "database '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(sql);
+	return rc;
+}
+
+static int
+migrate_entries(struct store *st, struct err *err)
+{
+	size_t	i;
+	int	found;
+
+	for (i = 0; i < sizeof(entries_migrations) /
+	    sizeof(entries_migrations[0]); i++) {
+		if (has_column(st, "entries", entries_migrations[i].column,
+		    &found, err) != 0)
+			return -1;
+		if (!found && store_exec(st, entries_migrations[i].ddl,
+		    err) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Turn SQLite's terse codes into a sentence a user can act on. */
+static int
+open_failure(struct store *st, int code, struct err *err)
+{
+	const char	*why = sqlite3_errmsg(st->db);
+
+	switch (code & 0xff) {
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return err_set(err, "'%s' is not a thatch database (%s); "
+		    "move it aside or set THATCH_DB_PATH", st->path, why);
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return err_set(err, "database '%s' is locked by another "
+		    "process (waited 5 s)", st->path);
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+		return err_set(err, "cannot open database '%s' for writing: %s",
+		    st->path, why);
+	default:
+		return err_set(err, "cannot open database '%s': %s", st->path,
+		    why);
+	}
+}
+
+static int
+run_setup(struct store *st, const char *sql, struct err *err)
+{
+	int	code = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return code == SQLITE_OK ? 0 : open_failure(st, code, err);
+}
+
+int
+store_open(const char *path, struct store **out, struct err *err)
+{
+	struct store	*st;
+	char		*dir;
+	int		 code;
+
+	*out = NULL;
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	dir = path_dirname(path);
+	if (*path != '\0' && path_mkdir_p(dir, 0700, err) != 0) {
+		free(dir);
+		goto fail;
+	}
+	free(dir);
+	code = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (code != SQLITE_OK) {
+		if (st->db == NULL) {
+			err_set(err, "cannot open database '%s': out of memory",
+			    path);
+			goto fail;
+		}
+		open_failure(st, code, err);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 0);
+	/* busy_timeout first in effect: the WAL switch itself may wait. */
+	sqlite3_busy_timeout(st->db, 5000);
+	if (run_setup(st, "PRAGMA journal_mode = WAL", err) != 0 ||
+	    run_setup(st, "PRAGMA busy_timeout = 5000", err) != 0 ||
+	    run_setup(st, "PRAGMA foreign_keys = ON", err) != 0)
+		goto fail;
+	if (run_setup(st, SCHEMA, err) != 0 || migrate_entries(st, err) != 0)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	store_close(st);
+	return -1;
+}
+
+void
+store_close(struct store *st)
+{
+	if (st == NULL)
+		return;
+	sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}

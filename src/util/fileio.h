@@ -1,0 +1,40 @@
+/* fileio.h — whole-file reads and crash-safe writes (fileio.c). */
+#ifndef THATCH_UTIL_FILEIO_H
+#define THATCH_UTIL_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct err;
+struct sbuf;
+
+/*
+ * Append the whole file to sb. Returns 0; 1 when the file does not exist
+ * (not an error: many callers treat "absent" as a state); -1 with err set.
+ */
+int	fileio_read(const char *path, struct sbuf *, struct err *);
+
+/* Append everything readable from fd until EOF (stdin for hooks). */
+int	fileio_read_fd(int fd, struct sbuf *, struct err *);
+
+/*
+ * Replace path's contents atomically: write a temporary file in the same
+ * directory, fsync it, rename it over path. Readers see the old or the new
+ * file, never a mix, and a full disk leaves the old file intact. Parent
+ * directories are created (0755).
+ */
+int	fileio_write_atomic(const char *path, const void *, size_t,
+	    unsigned int mode, struct err *);
+
+/*
+ * Append one record with a single write(2) on an O_APPEND descriptor, so
+ * concurrent appenders never interleave within a record. Creates the file
+ * (mode) and its directory.
+ */
+int	fileio_append(const char *path, const void *, size_t,
+	    unsigned int mode, struct err *);
+
+/* True if path exists (any type). */
+bool	fileio_exists(const char *path);
+
+#endif

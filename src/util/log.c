@@ -1,0 +1,121 @@
+/*
+ * log.c — warnings on stderr and the opt-in debug log.
+ *
+ * THATCH_DEBUG is "1", "all" or "*" for everything, else a comma-separated
+ * list of filters, each matching a whole tag ("chat:startup") or its
+ * feature part ("chat"). The file is opened per line in append mode so
+ * that concurrent processes (server, hooks) interleave whole lines.
+ */
+#include "util/log.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static struct {
+	char		*file;		/* owned; NULL when debug is off */
+	const char	*filter;	/* borrowed from the environment */
+} logcfg;
+
+void
+log_open(const char *db_dir)
+{
+	const char	*v = path_env("THATCH_DEBUG");
+
+	log_close();
+	if (v == NULL || db_dir == NULL)
+		return;
+	logcfg.filter = v;
+	logcfg.file = path_join(db_dir, "debug.log");
+}
+
+void
+log_close(void)
+{
+	free(logcfg.file);
+	logcfg.file = NULL;
+	logcfg.filter = NULL;
+}
+
+int
+log_debug_enabled(const char *tag)
+{
+	const char	*f, *e, *colon;
+	size_t		 n, feature;
+
+	if (logcfg.file == NULL)
+		return 0;
+	if (strcmp(logcfg.filter, "1") == 0 || strcmp(logcfg.filter, "all") == 0
+	    || strcmp(logcfg.filter, "*") == 0)
+		return 1;
+	colon = strchr(tag, ':');
+	feature = colon ? (size_t)(colon - tag) : strlen(tag);
+	for (f = logcfg.filter; *f != '\0'; f = *e ? e + 1 : e) {
+		e = strchr(f, ',');
+		if (e == NULL)
+			e = f + strlen(f);
+		while (f < e && *f == ' ')
+			f++;
+		n = (size_t)(e - f);
+		while (n > 0 && f[n - 1] == ' ')
+			n--;
+		if ((n == strlen(tag) && strncmp(f, tag, n) == 0) ||
+		    (n == feature && strncmp(f, tag, n) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fputs("[thatch] ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+log_debug(const char *tag, const char *fmt, ...)
+{
+	struct sbuf	sb = SBUF_INIT;
+	struct clock	c = clock_system();
+	char		iso[CLOCK_ISO_LEN];
+	va_list		ap;
+	int		fd, n;
+
+	if (!log_debug_enabled(tag))
+		return;
+	sbuf_init(&sb);
+	sbuf_addf(&sb, "%s [%s] ", clock_iso(clock_now(&c), iso), tag);
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		sbuf_grow(&sb, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(sb.buf + sb.len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		sb.len += (size_t)n;
+	}
+	sbuf_addc(&sb, '\n');
+	fd = open(logcfg.file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		if (write(fd, sb.buf, sb.len) < 0) {
+			/* ignored: the debug log must never break a command */
+		}
+		close(fd);
+	}
+	sbuf_release(&sb);
+}

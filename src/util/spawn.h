@@ -1,0 +1,21 @@
+/* spawn.h — run a program and capture its output (spawn.c). */
+#ifndef THATCH_UTIL_SPAWN_H
+#define THATCH_UTIL_SPAWN_H
+
+struct err;
+struct sbuf;
+
+/*
+ * Run argv[0] (looked up in PATH, no shell) with cwd `dir` (NULL: ours),
+ * stdin from /dev/null, stderr discarded, stdout appended to out. The child
+ * is killed after timeout_ms. Returns 0 with *status the exit code (128 +
+ * signal if killed), or -1 with err set when it could not be started at all
+ * (missing program, missing cwd).
+ */
+int	spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
+	    struct sbuf *out, int *status, struct err *);
+
+/* Search PATH for an executable regular file; new string or NULL. */
+char	*spawn_which(const char *name);
+
+#endif
