@@ -2,6 +2,9 @@
 #ifndef THATCH_CORE_STORE_H
 #define THATCH_CORE_STORE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <sqlite3.h>
 
 struct err;
@@ -48,5 +51,108 @@ int	 store_list_stores(struct store *, int (*fn)(const char *, void *),
 
 /* Run one or more statements without results (BEGIN, COMMIT, DDL). */
 int	 store_exec(struct store *, const char *sql, struct err *);
+
+/* ---- Memories (entries): store-and-tools §4.3-§4.8, §5 ---------------- */
+
+/*
+ * One row of entries. Strings are owned (NULL for SQL NULL); confidence is
+ * 0 when NULL. vec is filled only by calls that say so (dim 0 otherwise).
+ * Release with store_entry_release.
+ */
+struct store_entry {
+	char	*slug, *store, *label, *content, *model, *branch;
+	char	*created_at, *updated_at, *last_recalled_at;
+	int	 confidence;
+	bool	 archived;
+	int	 recall_count;
+	float	*vec;		/* owned, dim floats */
+	int	 dim;
+};
+
+void	 store_entry_release(struct store_entry *);
+
+/* What memory_remember asks for (§4.3 step 7). Everything is borrowed. */
+struct store_write {
+	const char	*store, *slug, *label, *content;
+	const float	*vec;
+	int		 dim;
+	const char	*model;
+	const char	*branch;	/* NULL: absent */
+	int		 confidence;	/* 0: absent */
+	int		 archived;	/* -1 absent, 0, 1 */
+	bool		 overwrite;
+	const char	*now;		/* ISO-8601 with milliseconds */
+};
+
+enum store_write_result {
+	STORE_SAVED,
+	STORE_EXISTS,		/* plain insert hit the primary key */
+	STORE_ARCHIVED,		/* overwrite of an archived row, archived absent */
+};
+
+/*
+ * Insert or overwrite one memory exactly as §4.3 step 6-7 says (stores row
+ * first; overwrite in one BEGIN IMMEDIATE transaction that also clears the
+ * slug's dedup verdicts). A refusal is a result, not an error.
+ */
+int	 store_remember(struct store *, const struct store_write *,
+	    enum store_write_result *, struct err *);
+
+/* Fetch (store, slug) without its vector. *found false is not an error. */
+int	 store_get(struct store *, const char *store, const char *slug,
+	    struct store_entry *, bool *found, struct err *);
+
+/* Delete (store, slug) and its verdicts in one transaction (§4.7). */
+int	 store_forget(struct store *, const char *store, const char *slug,
+	    bool *found, struct err *);
+
+/* Call fn for each entry of store ordered by label (BINARY), no vectors. */
+int	 store_list(struct store *, const char *store,
+	    int (*fn)(const struct store_entry *, void *), void *, struct err *);
+
+/* Whether a stores row named name exists. */
+int	 store_has_store(struct store *, const char *name, bool *,
+	    struct err *);
+
+/* A ranked result of store_search: the entry (no vector) and its cosine. */
+struct store_hit {
+	struct store_entry	e;
+	double			score;
+};
+
+struct store_hits {
+	struct store_hit	*v;	/* owned */
+	size_t			 n;
+};
+
+void	 store_hits_release(struct store_hits *);
+
+/* §5.2 search parameters. Borrowed. */
+struct store_query {
+	const char *const	*stores;
+	size_t			 nstores;
+	const float		*vec;
+	int			 dim;		/* rows of another dim are skipped */
+	const char		*branch;	/* NULL/"": no filter (§5.2) */
+	int			 limit;
+	bool			 include_archived;
+	const char		*exclude_slug;	/* find_similar (§5.4) */
+	double			 min_score;	/* -2: none */
+};
+
+/*
+ * Brute-force exact cosine search (§5.2) over the vectors of the given
+ * stores, best first, at most limit hits. Vectors come from an in-memory
+ * copy that is reloaded only when the database changed (PRAGMA
+ * data_version or our own writes), so a warm process pays only the dot
+ * products.
+ */
+int	 store_search(struct store *, const struct store_query *,
+	    struct store_hits *, struct err *);
+
+/* Recall telemetry (§5.3): recall_count += 1, last_recalled_at = now on
+ * exactly these rows, in one statement. */
+int	 store_stamp_recall(struct store *, const struct store_hits *,
+	    const char *now, struct err *);
 
 #endif

@@ -1,0 +1,137 @@
+/* tool.h — the tool table: one row per agent-facing tool (tools.c). */
+#ifndef THATCH_TOOLS_TOOL_H
+#define THATCH_TOOLS_TOOL_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "embed/model.h"
+#include "util/clock.h"
+
+struct err;
+struct paths;
+struct sbuf;
+struct store;
+
+/*
+ * Each tool is defined once, as data (DESIGN principle 4, STYLE §3): its
+ * name, family, description, the schema of its arguments and its handler.
+ * MCP tools/list, argument validation, `thatch help` and the opencode
+ * adapter are all generated from these rows; adding a tool is one row in
+ * tool_table[] (tools.c) plus its handler in the family's file.
+ */
+
+enum tool_arg_type {
+	ARG_STRING,
+	ARG_INTEGER,		/* any JSON number with an integral value */
+	ARG_NUMBER,
+	ARG_BOOLEAN,
+};
+
+enum tool_arg_flags {
+	ARG_REQUIRED = 1 << 0,
+	ARG_MIN = 1 << 1,	/* .min is an inclusive lower bound */
+	ARG_MAX = 1 << 2,	/* .max is an inclusive upper bound */
+};
+
+struct tool_arg {
+	const char		*name;
+	enum tool_arg_type	 type;
+	unsigned		 flags;
+	const char		*description;
+	double			 min, max;
+	const char *const	*choices;	/* NULL-terminated enum, or NULL */
+};
+
+struct tool_ctx;
+
+enum tool_flags {
+	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
+};
+
+/*
+ * run gets arguments already validated against .args (required present,
+ * types strict, bounds and enums respected, unknown keys dropped) and
+ * appends its text to out. Refusals ("not found", "already exists") are
+ * text, returned as 0. -1 with err set means the tool failed (database,
+ * model); MCP reports it as "Tool error: <err>".
+ */
+struct tool {
+	const char		*name;
+	const char		*family;
+	const char		*description;
+	const struct tool_arg	*args;		/* { NULL } terminated */
+	unsigned		 flags;
+	int			(*run)(struct tool_ctx *, const json_t *,
+				    struct sbuf *, struct err *);
+};
+
+/* In registry order (store-and-tools §4.2); NULL-terminated. */
+extern const struct tool *const tool_table[];
+
+/*
+ * Everything a handler may use (DESIGN principle 5: no globals). The host
+ * (MCP server, CLI) builds it; fields are borrowed unless marked.
+ */
+struct tool_ctx {
+	struct store		*store;
+	const char		*default_store;	/* detected project store */
+	const struct paths	*paths;
+	struct clock		 clock;
+	struct model_opts	 model_opts;	/* owned */
+	struct model		*model;		/* owned; loaded on first use */
+
+	/*
+	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL
+	 * when the host has none. payload returns a new string or NULL when
+	 * the queue is empty; drain deletes the session's queue and counter.
+	 */
+	char			*(*payload)(struct tool_ctx *, const char *sid);
+	void			 (*drain)(struct tool_ctx *, const char *sid);
+};
+
+/* Initialise ctx (model options from the environment); release frees the
+ * model and options, not the borrowed fields. */
+void	tool_ctx_init(struct tool_ctx *, struct store *, const char *dflt,
+	    const struct paths *);
+void	tool_ctx_release(struct tool_ctx *);
+
+/*
+ * The model, loaded on first use and kept warm. Returns NULL with err set
+ * when it cannot be loaded (the message says how to fix it).
+ */
+struct model *tool_model(struct tool_ctx *, struct err *);
+
+/* Embed text with the context's model into a new vector of *dim floats. */
+float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
+	    int *dim, struct err *);
+
+/* The row named name, or NULL. */
+const struct tool *tool_find(const char *name);
+
+/*
+ * Validate args (NULL means {}) against t->args. Returns 0, or -1 with the
+ * "Invalid arguments: <path>: <reason>; ..." text (every problem, in schema
+ * order) appended to msg.
+ */
+int	tool_validate(const struct tool *, const json_t *, struct sbuf *msg);
+
+/* The MCP inputSchema object for t (new reference). */
+json_t	*tool_schema(const struct tool *);
+
+/*
+ * The target store of a store-scoped tool (store-and-tools §2.6): the
+ * "store" argument when non-empty, else the default; "unknown" becomes
+ * "global". Borrowed from args or ctx.
+ */
+const char *tool_target_store(const struct tool_ctx *, const json_t *args);
+
+/* Argument getters for validated args: absent gives the default. */
+const char *tool_arg_str(const json_t *, const char *name, const char *dflt);
+long long tool_arg_int(const json_t *, const char *name, long long dflt);
+double	tool_arg_num(const json_t *, const char *name, double dflt);
+/* -1 absent, 0 false, 1 true (memory_remember's archived is tri-state). */
+int	tool_arg_bool(const json_t *, const char *name);
+
+#endif
