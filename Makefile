@@ -56,7 +56,8 @@ UTIL_SRC = \
 EMBED_SRC = \
 
 CORE_SRC = \
-	src/core/store.c
+	src/core/store.c \
+	src/core/queue.c
 
 TOOLS_SRC = \
 

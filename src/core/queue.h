@@ -1,0 +1,99 @@
+/* queue.h — the per-session extraction queue on disk (queue.c). */
+#ifndef THATCH_CORE_QUEUE_H
+#define THATCH_CORE_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct err;
+struct sbuf;
+
+/* Records kept per session; older ones are dropped first (§4.3). */
+#define QUEUE_CAP	20
+/* Payload and non-string outputs are cut to this many UTF-16 units. */
+#define QUEUE_OUTPUT_MAX	500
+
+/*
+ * What the hook decided about one tool call (hosts-hooks-cli §4.3): keep
+ * it, skip it (thatch's own tools, meta-tools), or drain the queue before
+ * going on (a successful memory_remember / extraction_done).
+ */
+enum queue_verdict {
+	QUEUE_KEEP,
+	QUEUE_SKIP,
+	QUEUE_DRAIN,
+};
+
+/* One tool call as a host reported it. Everything is borrowed. */
+struct queue_call {
+	const char		*tool;		/* as sent, case kept */
+	const json_t		*args;		/* object, or NULL for {} */
+	const json_t		*response;	/* any value, NULL for "" */
+	enum queue_verdict	 verdict;
+};
+
+/*
+ * The file-name form of a session id: every byte outside [A-Za-z0-9_-]
+ * becomes '_', per code point (two for an astral one) and one per maximal
+ * invalid UTF-8 subsequence, as the original's UTF-16 replace did (§4.1).
+ * No result can contain '/' or be "." or "..". New string.
+ */
+char	*queue_safe_id(const char *sid);
+
+/*
+ * Apply calls to the session's queue in dir (§4.3): a QUEUE_DRAIN call
+ * drains what is on disk (queue and missed counter), QUEUE_KEEP calls are
+ * appended as records, and only the newest QUEUE_CAP records survive.
+ * Serialised against every other writer of dir by an exclusive flock on
+ * the directory, and the file is only ever replaced by rename or appended
+ * to with one write, so readers never see a torn line. Returns 0 or -1.
+ */
+int	queue_append(const char *dir, const char *sid,
+	    const struct queue_call *, size_t n, struct err *);
+
+/*
+ * The session's records, oldest first, as a new JSON array (empty when
+ * the file is missing or blank; lines that do not parse are skipped).
+ * Never modifies anything. Returns 0 or -1 (an unreadable file).
+ */
+int	queue_peek(const char *dir, const char *sid, json_t **out,
+	    struct err *);
+
+/* Delete the counter then the queue (§4.5), under the directory lock. */
+int	queue_drain(const char *dir, const char *sid, struct err *);
+
+/* The missed-nudge counter: parseInt of the file, 0 when absent (§4.4). */
+int	queue_missed(const char *dir, const char *sid);
+
+/* Add one to the missed-nudge counter. Returns 0 or -1. */
+int	queue_missed_bump(const char *dir, const char *sid, struct err *);
+
+/*
+ * The extraction payload (§4.7) for the session's records: compact JSON
+ * with interactions, projectStore and globalStore, appended to out.
+ * Returns 1 when it appended, 0 when the queue is empty, -1 on error.
+ */
+int	queue_payload(const char *dir, const char *sid,
+	    const char *project_store, struct sbuf *out, struct err *);
+
+/*
+ * A nudge waiting for the session's next tool call (host-contracts C2:
+ * Cursor's prompt hook cannot add context, its postToolUse can). put
+ * replaces any earlier one; take moves it into out and removes it, so two
+ * concurrent takers never both get it. take returns 1 when there was one,
+ * 0 when not, -1 on error.
+ */
+int	queue_pending_put(const char *dir, const char *sid, const char *text,
+	    struct err *);
+int	queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
+	    struct err *);
+
+/* deriveTitle (§4.7): the title stored with a record. New string. */
+char	*queue_title(const char *tool, const json_t *args);
+
+/* summarizeArgs (§4.7): the payload's one-line args. New string. */
+char	*queue_summary(const char *tool, const json_t *args);
+
+#endif
