@@ -57,6 +57,9 @@ EMBED_SRC = \
 
 CORE_SRC = \
 	src/core/store.c \
+	src/core/store_entries.c \
+	src/core/store_search.c \
+	src/core/slug.c \
 	src/core/queue.c
 
 TOOLS_SRC = \

@@ -27,14 +27,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/store_int.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
-
-struct store {
-	sqlite3	*db;
-	char	*path;		/* owned */
-};
 
 /* store-and-tools §1.4.1, §1.4.2 and §1.4.5, byte for byte. */
 static const char SCHEMA[] =
@@ -187,6 +183,66 @@ store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql,
 	}
 	return 0;
 }
+
+int
+store_fail(struct store *st, struct err *err, const char *what)
+{
+	return err_set(err, "%s in '%s': %s", what, st->path,
+	    sqlite3_errmsg(st->db));
+}
+
+void
+store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The original only runs little-endian; a big-endian host swaps (§1.6). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static void
+swap_copy(const void *from, size_t n, void *to)
+{
+	const unsigned char	*f = from;
+	unsigned char		*t = to;
+	size_t			 i;
+
+	for (i = 0; i < n * 4; i += 4) {
+		t[i] = f[i + 3];
+		t[i + 1] = f[i + 2];
+		t[i + 2] = f[i + 1];
+		t[i + 3] = f[i];
+	}
+}
+
+void
+store_blob_decode(const void *blob, size_t n, float *out)
+{
+	swap_copy(blob, n, out);
+}
+
+const void *
+store_blob_encode(const float *vec, size_t n, void **scratch)
+{
+	*scratch = xmalloc(n * 4 + 1);
+	swap_copy(vec, n, *scratch);
+	return *scratch;
+}
+#else
+void
+store_blob_decode(const void *blob, size_t n, float *out)
+{
+	memcpy(out, blob, n * sizeof(float));
+}
+
+const void *
+store_blob_encode(const float *vec, size_t n, void **scratch)
+{
+	(void)n;
+	*scratch = NULL;
+	return vec;
+}
+#endif
 
 int
 store_exec(struct store *st, const char *sql, struct err *err)
@@ -355,6 +411,7 @@ store_close(struct store *st)
 {
 	if (st == NULL)
 		return;
+	store_cache_free(st->cache);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st);

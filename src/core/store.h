@@ -138,6 +138,7 @@ struct store_query {
 	bool			 include_archived;
 	const char		*exclude_slug;	/* find_similar (§5.4) */
 	double			 min_score;	/* -2: none */
+	bool			 rank_round3;	/* §5.4: rank by round3 */
 };
 
 /*
@@ -146,6 +147,14 @@ struct store_query {
  * copy that is reloaded only when the database changed (PRAGMA
  * data_version or our own writes), so a warm process pays only the dot
  * products.
+ *
+ * Scores are the exact cosine of §5.1 (double accumulation). Order: score
+ * descending; equal scores keep the rows' table order (rowid), which is
+ * the order the original's stable sort leaves them in. With rank_round3
+ * (write-time similarity, §5.4) the key is round3(score) instead, ties
+ * again in table order, and hit.score is the unrounded cosine. A stores
+ * list naming a store twice searches it once. Rows are kept when score >=
+ * min_score. hits is replaced (release it even on failure).
  */
 int	 store_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);
@@ -154,5 +163,82 @@ int	 store_search(struct store *, const struct store_query *,
  * exactly these rows, in one statement. */
 int	 store_stamp_recall(struct store *, const struct store_hits *,
 	    const char *now, struct err *);
+
+/* ---- Duplicates (§5.5, §5.6) ----------------------------------------- */
+
+/*
+ * A row-major matrix of one store's vectors for find_duplicates: row i is
+ * v[i * dim .. i * dim + dim), slugs[i] and labels[i] belong to it. All
+ * owned; release with store_matrix_release.
+ */
+struct store_matrix {
+	float	*v;
+	int	 dim;
+	size_t	 n;
+	char	**slugs;
+	char	**labels;
+};
+
+void	 store_matrix_release(struct store_matrix *);
+
+/*
+ * The vectors of store's entries with a non-NULL embedding of dimension
+ * dim, in slug order (ORDER BY slug, BINARY, as §5.5 step 1), archived ones
+ * only if include_archived. dim 0 picks the most common dimension among
+ * those rows (ties: the larger), so a store written by one model gives all
+ * its rows. Rows of other dimensions are left out (§5.1). An empty result
+ * has n 0 and dim as asked (or 0). Returns 0 or -1.
+ */
+int	 store_vectors(struct store *, const char *store, int dim,
+	    bool include_archived, struct store_matrix *, struct err *);
+
+/*
+ * Record a verdict on the pair {slug_x, slug_y} (dedup_mark_checked): the
+ * two slugs are put in canonical order (slug_cmp, UTF-16 code units, §5.6)
+ * and the row is inserted or replaced with checked_at = now. The store row
+ * is not created (§8 #8). Returns 0 or -1.
+ */
+int	 store_verdict_set(struct store *, const char *store,
+	    const char *slug_x, const char *slug_y, const char *status,
+	    const char *now, struct err *);
+
+/*
+ * Call fn(slug_a, slug_b, status, arg) for every verdict of store, with
+ * slug_a <= slug_b in canonical order even when the row was written the
+ * other way round (§5.6: lookups canonicalise both sides). Strings are
+ * borrowed for the call. fn returning non-zero stops the walk.
+ */
+int	 store_verdicts(struct store *, const char *store,
+	    int (*fn)(const char *, const char *, const char *, void *),
+	    void *, struct err *);
+
+/* Verdicts are cleared by store_remember (overwrite) and store_forget. */
+
+/* ---- Hygiene (§6) ------------------------------------------------------ */
+
+/* Number of entries in store (archived included). */
+int	 store_count(struct store *, const char *store, int *n, struct err *);
+
+/*
+ * §6 signal 2: non-archived entries of store neither updated nor recalled
+ * since cutoff (ISO string, compared as text exactly as the original
+ * does: max(updated_at, COALESCE(last_recalled_at, updated_at)) < cutoff).
+ */
+int	 store_count_stale(struct store *, const char *store,
+	    const char *cutoff, int *n, struct err *);
+
+/*
+ * §6 signal 3: call fn for each distinct non-NULL branch of store's
+ * entries, archived ones included, in ORDER BY branch order (the empty
+ * string is a branch). Borrowed for the call; non-zero stops the walk.
+ */
+int	 store_branches(struct store *, const char *store,
+	    int (*fn)(const char *, void *), void *, struct err *);
+
+/* §6 signal 3: non-archived entries of store whose branch is one of the
+ * nbranches names (0 when nbranches is 0). */
+int	 store_count_in_branches(struct store *, const char *store,
+	    const char *const *branches, size_t nbranches, int *n,
+	    struct err *);
 
 #endif

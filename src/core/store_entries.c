@@ -1,0 +1,486 @@
+/*
+ * store_entries.c — memories one at a time: remember, get, forget, list,
+ * verdicts and the counts hygiene asks for.
+ *
+ * The SQL is the original's (store-and-tools §4.3-§4.8, §5.6, §6), with
+ * explicit column lists because column positions differ between fresh and
+ * migrated files (§1.3 rule 2).
+ *  1. The stores row is inserted before any entry that names it (§1.3
+ *     rule 6), and is never deleted.
+ *  2. A plain remember is insert-and-catch: the primary key decides, never
+ *     a check-then-insert, so two writers cannot both save.
+ *  3. Overwrite (archived check, upsert, verdict clearing) and forget
+ *     (entry, verdicts) are each one BEGIN IMMEDIATE transaction, rolled
+ *     back whole on error; a refusal writes nothing.
+ *  4. Verdict slugs are stored in canonical order (slug_cmp) and read back
+ *     canonicalised, whoever wrote them.
+ */
+#include "core/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/slug.h"
+#include "core/store_int.h"
+#include "util/err.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static const char SQL_INSERT[] =
+	"INSERT INTO entries (slug, store, label, content, embedding, model, "
+	"branch, confidence, archived, created_at, updated_at) "
+	"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+static const char SQL_UPSERT[] =
+	"INSERT INTO entries (slug, store, label, content, embedding, model, "
+	"branch, confidence, archived, created_at, updated_at) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?9, 0), ?10, ?10) "
+	"ON CONFLICT(slug, store) DO UPDATE SET "
+	"label = excluded.label, content = excluded.content, "
+	"embedding = excluded.embedding, model = excluded.model, "
+	"branch = COALESCE(excluded.branch, entries.branch), "
+	"confidence = COALESCE(excluded.confidence, entries.confidence), "
+	"archived = COALESCE(?9, entries.archived), "
+	"updated_at = excluded.updated_at";
+
+static const char SQL_CLEAR_VERDICTS[] =
+	"DELETE FROM dedup_pairs WHERE store = ? AND (slug_a = ? OR slug_b = ?)";
+
+static char *
+column_dup(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+
+	return s == NULL ? NULL : xstrdup((const char *)s);
+}
+
+void
+store_entry_read(sqlite3_stmt *stmt, int col, struct store_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->slug = column_dup(stmt, col);
+	e->store = column_dup(stmt, col + 1);
+	e->label = column_dup(stmt, col + 2);
+	e->content = column_dup(stmt, col + 3);
+	e->model = column_dup(stmt, col + 4);
+	e->branch = column_dup(stmt, col + 5);
+	e->confidence = sqlite3_column_int(stmt, col + 6);
+	e->archived = sqlite3_column_int(stmt, col + 7) != 0;
+	e->created_at = column_dup(stmt, col + 8);
+	e->updated_at = column_dup(stmt, col + 9);
+	e->recall_count = sqlite3_column_int(stmt, col + 10);
+	e->last_recalled_at = column_dup(stmt, col + 11);
+}
+
+void
+store_entry_release(struct store_entry *e)
+{
+	free(e->slug);
+	free(e->store);
+	free(e->label);
+	free(e->content);
+	free(e->model);
+	free(e->branch);
+	free(e->created_at);
+	free(e->updated_at);
+	free(e->last_recalled_at);
+	free(e->vec);
+	memset(e, 0, sizeof(*e));
+}
+
+/* Run a prepared statement that returns no rows; finalizes it. */
+static int
+step_done(struct store *st, sqlite3_stmt *stmt, const char *what,
+    struct err *err)
+{
+	int	rc = 0;
+
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		rc = store_fail(st, err, what);
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+static int
+ensure_store(struct store *st, const char *store, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+
+	if (store_prepare(st, &stmt,
+	    "INSERT OR IGNORE INTO stores (name) VALUES (?)", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	return step_done(st, stmt, "cannot create store", err);
+}
+
+static int
+clear_verdicts(struct store *st, const char *store, const char *slug,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+
+	if (store_prepare(st, &stmt, SQL_CLEAR_VERDICTS, err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, slug, -1, SQLITE_STATIC);
+	return step_done(st, stmt, "cannot clear verdicts", err);
+}
+
+/* Bind ?1-?8 (shared by the insert and the upsert) and the timestamps. */
+static void
+bind_write(sqlite3_stmt *stmt, const struct store_write *w,
+    void **scratch)
+{
+	const void	*blob;
+
+	sqlite3_bind_text(stmt, 1, w->slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, w->store, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, w->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, w->content, -1, SQLITE_STATIC);
+	if (w->vec != NULL && w->dim > 0) {
+		blob = store_blob_encode(w->vec, (size_t)w->dim, scratch);
+		sqlite3_bind_blob(stmt, 5, blob, w->dim * 4, SQLITE_STATIC);
+	}
+	if (w->model != NULL)
+		sqlite3_bind_text(stmt, 6, w->model, -1, SQLITE_STATIC);
+	if (w->branch != NULL)
+		sqlite3_bind_text(stmt, 7, w->branch, -1, SQLITE_STATIC);
+	if (w->confidence != 0)
+		sqlite3_bind_int(stmt, 8, w->confidence);
+	sqlite3_bind_text(stmt, 10, w->now, -1, SQLITE_STATIC);
+}
+
+static int
+insert_plain(struct store *st, const struct store_write *w,
+    enum store_write_result *res, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	void		*scratch = NULL;
+	int		 rc = -1;
+
+	if (store_prepare(st, &stmt, SQL_INSERT, err) != 0)
+		goto out;
+	bind_write(stmt, w, &scratch);
+	sqlite3_bind_int(stmt, 9, w->archived == 1);
+	sqlite3_bind_text(stmt, 11, w->now, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_DONE)
+		*res = STORE_SAVED;
+	else if (sqlite3_extended_errcode(st->db) ==
+	    SQLITE_CONSTRAINT_PRIMARYKEY)
+		*res = STORE_EXISTS;
+	else {
+		store_fail(st, err, "cannot save memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(scratch);
+	return rc;
+}
+
+/* *archived: -1 no row, else the row's flag. */
+static int
+read_archived(struct store *st, const char *store, const char *slug,
+    int *archived, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	*archived = -1;
+	if (store_prepare(st, &stmt, "SELECT archived FROM entries "
+	    "WHERE slug = ? AND store = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	if (step == SQLITE_ROW)
+		*archived = sqlite3_column_int(stmt, 0) != 0;
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read memory");
+	return 0;
+}
+
+static int
+overwrite(struct store *st, const struct store_write *w,
+    enum store_write_result *res, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	void		*scratch = NULL;
+	int		 rc = -1, archived;
+
+	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
+		return -1;
+	if (read_archived(st, w->store, w->slug, &archived, err) != 0)
+		goto out;
+	if (archived == 1 && w->archived == -1) {
+		*res = STORE_ARCHIVED;
+		rc = 0;
+		goto out;	/* nothing written: rolled back below */
+	}
+	if (store_prepare(st, &stmt, SQL_UPSERT, err) != 0)
+		goto out;
+	bind_write(stmt, w, &scratch);
+	if (w->archived != -1)
+		sqlite3_bind_int(stmt, 9, w->archived);
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		store_fail(st, err, "cannot save memory");
+		goto out;
+	}
+	if (clear_verdicts(st, w->store, w->slug, err) != 0 ||
+	    store_exec(st, "COMMIT", err) != 0)
+		goto out;
+	*res = STORE_SAVED;
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(scratch);
+	store_rollback(st);
+	return rc;
+}
+
+int
+store_remember(struct store *st, const struct store_write *w,
+    enum store_write_result *res, struct err *err)
+{
+	if (ensure_store(st, w->store, err) != 0)
+		return -1;
+	if (w->overwrite)
+		return overwrite(st, w, res, err);
+	return insert_plain(st, w, res, err);
+}
+
+int
+store_get(struct store *st, const char *store, const char *slug,
+    struct store_entry *e, bool *found, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	*found = false;
+	memset(e, 0, sizeof(*e));
+	if (store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
+	    " FROM entries WHERE slug = ? AND store = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	if (step == SQLITE_ROW) {
+		store_entry_read(stmt, 0, e);
+		*found = true;
+	}
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read memory");
+	return 0;
+}
+
+int
+store_forget(struct store *st, const char *store, const char *slug,
+    bool *found, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 rc = -1;
+
+	*found = false;
+	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
+		return -1;
+	if (store_prepare(st, &stmt, "DELETE FROM entries "
+	    "WHERE slug = ? AND store = ?", err) != 0)
+		goto out;
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		store_fail(st, err, "cannot forget memory");
+		goto out;
+	}
+	*found = sqlite3_changes(st->db) > 0;
+	if (*found && clear_verdicts(st, store, slug, err) != 0)
+		goto out;
+	if (store_exec(st, "COMMIT", err) != 0)
+		goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	store_rollback(st);
+	if (rc != 0)
+		*found = false;
+	return rc;
+}
+
+int
+store_list(struct store *st, const char *store,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	sqlite3_stmt		*stmt = NULL;
+	struct store_entry	 e;
+	int			 step = SQLITE_DONE, stop = 0;
+
+	if (store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
+	    " FROM entries WHERE store = ? ORDER BY label", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		store_entry_read(stmt, 0, &e);
+		stop = fn(&e, arg);
+		store_entry_release(&e);
+	}
+	sqlite3_finalize(stmt);
+	if (!stop && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot list memories");
+	return 0;
+}
+
+/* Run a one-integer query with text parameters; *n gets the result. */
+static int
+query_int(struct store *st, const char *sql, const char *const *params,
+    size_t nparams, int *n, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	size_t		 i;
+	int		 rc = -1;
+
+	*n = 0;
+	if (store_prepare(st, &stmt, sql, err) != 0)
+		return -1;
+	for (i = 0; i < nparams; i++)
+		sqlite3_bind_text(stmt, (int)i + 1, params[i], -1,
+		    SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		*n = sqlite3_column_int(stmt, 0);
+		rc = 0;
+	} else
+		store_fail(st, err, "cannot count memories");
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_has_store(struct store *st, const char *name, bool *found,
+    struct err *err)
+{
+	int	n;
+
+	*found = false;
+	if (query_int(st, "SELECT COUNT(*) FROM stores WHERE name = ?",
+	    &name, 1, &n, err) != 0)
+		return -1;
+	*found = n > 0;
+	return 0;
+}
+
+int
+store_count(struct store *st, const char *store, int *n, struct err *err)
+{
+	return query_int(st, "SELECT COUNT(*) FROM entries WHERE store = ?",
+	    &store, 1, n, err);
+}
+
+int
+store_count_stale(struct store *st, const char *store, const char *cutoff,
+    int *n, struct err *err)
+{
+	const char	*params[] = { store, cutoff };
+
+	return query_int(st, "SELECT COUNT(*) FROM entries WHERE store = ? "
+	    "AND archived = 0 AND max(updated_at, "
+	    "COALESCE(last_recalled_at, updated_at)) < ?", params, 2, n, err);
+}
+
+int
+store_count_in_branches(struct store *st, const char *store,
+    const char *const *branches, size_t nbranches, int *n,
+    struct err *err)
+{
+	struct sbuf	 sql = SBUF_INIT;
+	const char	**params;
+	size_t		 i;
+	int		 rc;
+
+	*n = 0;
+	if (nbranches == 0)
+		return 0;
+	params = xcalloc(nbranches + 1, sizeof(*params));
+	params[0] = store;
+	sbuf_adds(&sql, "SELECT COUNT(*) FROM entries WHERE store = ? "
+	    "AND archived = 0 AND branch IN (");
+	for (i = 0; i < nbranches; i++) {
+		sbuf_adds(&sql, i == 0 ? "?" : ", ?");
+		params[i + 1] = branches[i];
+	}
+	sbuf_addc(&sql, ')');
+	rc = query_int(st, sql.buf, params, nbranches + 1, n, err);
+	free(params);
+	sbuf_release(&sql);
+	return rc;
+}
+
+int
+store_branches(struct store *st, const char *store,
+    int (*fn)(const char *, void *), void *arg, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step = SQLITE_DONE, stop = 0;
+
+	if (store_prepare(st, &stmt, "SELECT DISTINCT branch FROM entries "
+	    "WHERE store = ? AND branch IS NOT NULL ORDER BY branch", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW)
+		stop = fn((const char *)sqlite3_column_text(stmt, 0), arg);
+	sqlite3_finalize(stmt);
+	if (!stop && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot list branches");
+	return 0;
+}
+
+int
+store_verdict_set(struct store *st, const char *store, const char *slug_x,
+    const char *slug_y, const char *status, const char *now,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	bool		 swap = slug_cmp(slug_x, slug_y) > 0;
+
+	if (store_prepare(st, &stmt, "INSERT OR REPLACE INTO dedup_pairs "
+	    "(store, slug_a, slug_b, status, checked_at) "
+	    "VALUES (?, ?, ?, ?, ?)", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, swap ? slug_y : slug_x, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, swap ? slug_x : slug_y, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, now, -1, SQLITE_STATIC);
+	return step_done(st, stmt, "cannot record verdict", err);
+}
+
+int
+store_verdicts(struct store *st, const char *store,
+    int (*fn)(const char *, const char *, const char *, void *), void *arg,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	const char	*a, *b, *status;
+	int		 step = SQLITE_DONE, stop = 0;
+
+	if (store_prepare(st, &stmt, "SELECT slug_a, slug_b, status "
+	    "FROM dedup_pairs WHERE store = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		a = (const char *)sqlite3_column_text(stmt, 0);
+		b = (const char *)sqlite3_column_text(stmt, 1);
+		status = (const char *)sqlite3_column_text(stmt, 2);
+		if (a == NULL || b == NULL)
+			continue;	/* NOT NULL in the schema; be safe */
+		stop = slug_cmp(a, b) > 0 ? fn(b, a, status, arg) :
+		    fn(a, b, status, arg);
+	}
+	sqlite3_finalize(stmt);
+	if (!stop && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read verdicts");
+	return 0;
+}

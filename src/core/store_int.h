@@ -1,0 +1,56 @@
+/*
+ * store_int.h — what store.c, store_entries.c and store_search.c share and
+ * nobody else may see: the struct behind the opaque `struct store`, and
+ * the helpers the three files have in common. A deliberate second header
+ * for one module (like SQLite's sqliteInt.h): the memory API is split over
+ * three files to keep each one readable, but they are one module.
+ */
+#ifndef THATCH_CORE_STORE_INT_H
+#define THATCH_CORE_STORE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+struct err;
+struct store_entry;
+struct store_cache;
+
+struct store {
+	sqlite3			*db;
+	char			*path;		/* owned */
+	struct store_cache	*cache;		/* owned; store_search.c */
+};
+
+/*
+ * The entry columns every reader selects, in struct store_entry order;
+ * store_entry_read copies them out of a statement starting at column col.
+ */
+#define STORE_ENTRY_COLS						\
+	"slug, store, label, content, model, branch, confidence, "	\
+	"archived, created_at, updated_at, recall_count, last_recalled_at"
+#define STORE_ENTRY_NCOLS	12
+
+void	 store_entry_read(sqlite3_stmt *, int col, struct store_entry *);
+
+/* Set err from the connection's last error: "<what>: <sqlite message>". */
+int	 store_fail(struct store *, struct err *, const char *what);
+
+/* Roll back an open transaction, if any; keeps err as it is. */
+void	 store_rollback(struct store *);
+
+/*
+ * Embedding BLOBs (store-and-tools §1.6): little-endian float32 in index
+ * order. store_blob_decode copies n floats out of the (possibly unaligned)
+ * column bytes; store_blob_encode returns bytes to bind, which are either
+ * vec itself or *scratch (a new buffer to free) on big-endian hosts.
+ */
+void	 store_blob_decode(const void *blob, size_t n, float *out);
+const void *store_blob_encode(const float *vec, size_t n, void **scratch);
+
+/* Drop every cached matrix (store_search.c); accepts NULL. */
+void	 store_cache_free(struct store_cache *);
+
+#endif

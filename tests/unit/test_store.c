@@ -1,0 +1,574 @@
+/*
+ * test_store.c — the memory store: remember/get/forget/list, exact search
+ * and its cache, recall stamping, verdicts, vector export, hygiene counts.
+ * Each test opens a fresh database in a private temporary directory.
+ */
+#include "check.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/store.h"
+#include "util/err.h"
+#include "util/xmalloc.h"
+
+static char	dir_tmpl[] = "/tmp/thatch-test-store.XXXXXX";
+static char	*dir;
+
+static struct store *
+open_fresh(const char *name)
+{
+	struct store	*st = NULL;
+	struct err	 err = { "" };
+	char		*path = xasprintf("%s/%s/thatch.db", dir, name);
+
+	if (store_open(path, &st, &err) != 0)
+		CHECK_FAIL("store_open: %s", err.msg);
+	free(path);
+	return st;
+}
+
+static enum store_write_result
+put(struct store *st, const char *store, const char *slug, const char *label,
+    const float *vec, int dim, bool overwrite, int archived)
+{
+	struct err		 err = { "" };
+	enum store_write_result	 res = STORE_EXISTS;
+	char			*content = xasprintf("# %s\n\nbody of %s", label,
+				    label);
+	struct store_write	 w = {
+		.store = store, .slug = slug, .label = label,
+		.content = content, .vec = vec, .dim = dim,
+		.model = "Xenova/bge-small-en-v1.5", .archived = archived,
+		.overwrite = overwrite, .now = "2025-03-07T14:05:09.042Z",
+	};
+
+	if (store_remember(st, &w, &res, &err) != 0)
+		CHECK_FAIL("store_remember: %s", err.msg);
+	free(content);
+	return res;
+}
+
+static void
+remember_then_get_round_trips(void)
+{
+	struct store		*st = open_fresh("get");
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	float			 v[3] = { 1, 0.5f, -1 };
+	bool			 found, has;
+
+	CHECK_INT(put(st, "acme/api", "hello-world", "Hello World", v, 3,
+	    false, -1), STORE_SAVED);
+	CHECK_INT(store_get(st, "acme/api", "hello-world", &e, &found, &err),
+	    0);
+	CHECK(found);
+	CHECK_STR(e.label, "Hello World");
+	CHECK_STR(e.content, "# Hello World\n\nbody of Hello World");
+	CHECK_STR(e.created_at, "2025-03-07T14:05:09.042Z");
+	CHECK_STR(e.updated_at, "2025-03-07T14:05:09.042Z");
+	CHECK_STR(e.branch, NULL);
+	CHECK_INT(e.confidence, 0);
+	CHECK_INT(e.recall_count, 0);
+	CHECK(!e.archived);
+	store_entry_release(&e);
+	CHECK_INT(store_has_store(st, "acme/api", &has, &err), 0);
+	CHECK(has);
+	CHECK_INT(store_get(st, "acme/api", "nope", &e, &found, &err), 0);
+	CHECK(!found);
+	store_close(st);
+}
+
+static void
+plain_insert_refuses_an_existing_slug(void)
+{
+	struct store		*st = open_fresh("exists");
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	bool			 found;
+
+	CHECK_INT(put(st, "s", "a", "A", NULL, 0, false, -1), STORE_SAVED);
+	CHECK_INT(put(st, "s", "a", "a!", NULL, 0, false, -1), STORE_EXISTS);
+	store_get(st, "s", "a", &e, &found, &err);
+	CHECK_STR(e.label, "A");
+	store_entry_release(&e);
+	store_close(st);
+}
+
+static int
+count_verdicts(const char *a, const char *b, const char *status, void *arg)
+{
+	(void)a;
+	(void)b;
+	(void)status;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int
+verdicts_in(struct store *st, const char *store)
+{
+	struct err	err = { "" };
+	int		n = 0;
+
+	if (store_verdicts(st, store, count_verdicts, &n, &err) != 0)
+		CHECK_FAIL("store_verdicts: %s", err.msg);
+	return n;
+}
+
+static void
+overwrite_keeps_history_and_clears_verdicts(void)
+{
+	struct store		*st = open_fresh("overwrite");
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	struct store_write	 w = {
+		.store = "s", .slug = "a", .label = "A", .content = "# A\n\nx",
+		.branch = "feat", .confidence = 7, .archived = -1,
+		.now = "2025-01-01T00:00:00.000Z",
+	};
+	enum store_write_result	 res;
+	bool			 found;
+
+	store_remember(st, &w, &res, &err);
+	CHECK_INT(store_verdict_set(st, "s", "b", "a", "distinct",
+	    "2025-01-02T00:00:00.000Z", &err), 0);
+	CHECK_INT(store_verdict_set(st, "s", "b", "c", "distinct",
+	    "2025-01-02T00:00:00.000Z", &err), 0);
+	CHECK_INT(verdicts_in(st, "s"), 2);
+	w.overwrite = true;
+	w.label = "a";
+	w.branch = NULL;
+	w.confidence = 0;
+	w.content = "# a\n\ny";
+	w.now = "2025-02-01T00:00:00.000Z";
+	CHECK_INT(store_remember(st, &w, &res, &err), 0);
+	CHECK_INT(res, STORE_SAVED);
+	store_get(st, "s", "a", &e, &found, &err);
+	CHECK_STR(e.label, "a");
+	CHECK_STR(e.content, "# a\n\ny");
+	CHECK_STR(e.branch, "feat");		/* COALESCE keeps it */
+	CHECK_INT(e.confidence, 7);
+	CHECK_STR(e.created_at, "2025-01-01T00:00:00.000Z");
+	CHECK_STR(e.updated_at, "2025-02-01T00:00:00.000Z");
+	store_entry_release(&e);
+	CHECK_INT(verdicts_in(st, "s"), 1);	/* b-c survives */
+	store_close(st);
+}
+
+static void
+overwrite_of_archived_needs_the_flag(void)
+{
+	struct store		*st = open_fresh("archived");
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	bool			 found;
+
+	CHECK_INT(put(st, "s", "a", "A", NULL, 0, false, 1), STORE_SAVED);
+	store_verdict_set(st, "s", "a", "b", "distinct", "t", &err);
+	CHECK_INT(put(st, "s", "a", "A2", NULL, 0, true, -1), STORE_ARCHIVED);
+	CHECK_INT(verdicts_in(st, "s"), 1);	/* refusal clears nothing */
+	store_get(st, "s", "a", &e, &found, &err);
+	CHECK_STR(e.label, "A");
+	CHECK(e.archived);
+	store_entry_release(&e);
+	CHECK_INT(put(st, "s", "a", "A3", NULL, 0, true, 0), STORE_SAVED);
+	store_get(st, "s", "a", &e, &found, &err);
+	CHECK(!e.archived);
+	store_entry_release(&e);
+	/* plain insert on an archived row: exists wins */
+	CHECK_INT(put(st, "s", "a", "A", NULL, 0, false, -1), STORE_EXISTS);
+	store_close(st);
+}
+
+static void
+forget_deletes_entry_and_verdicts_keeps_store(void)
+{
+	struct store	*st = open_fresh("forget");
+	struct err	 err = { "" };
+	bool		 found, has;
+
+	put(st, "s", "a", "A", NULL, 0, false, -1);
+	store_verdict_set(st, "s", "a", "b", "distinct", "t", &err);
+	store_verdict_set(st, "t", "a", "b", "distinct", "t", &err);
+	CHECK_INT(store_forget(st, "s", "a", &found, &err), 0);
+	CHECK(found);
+	CHECK_INT(verdicts_in(st, "s"), 0);
+	CHECK_INT(verdicts_in(st, "t"), 1);
+	CHECK_INT(store_forget(st, "s", "a", &found, &err), 0);
+	CHECK(!found);
+	store_has_store(st, "s", &has, &err);
+	CHECK(has);
+	store_close(st);
+}
+
+/* Append s and a comma to the 128-byte buffer arg. */
+static void
+append(char *buf, const char *s)
+{
+	size_t	len = strlen(buf);
+
+	snprintf(buf + len, 128 - len, "%s,", s);
+}
+
+static int
+collect_labels(const struct store_entry *e, void *arg)
+{
+	append(arg, e->label);
+	return 0;
+}
+
+static void
+list_orders_by_label_bytes(void)
+{
+	struct store	*st = open_fresh("list");
+	struct err	 err = { "" };
+	char		 buf[128] = "";
+
+	put(st, "s", "b", "b", NULL, 0, false, -1);
+	put(st, "s", "zed", "Zed", NULL, 0, false, 1);
+	put(st, "s", "a", "a", NULL, 0, false, -1);
+	put(st, "other", "x", "x", NULL, 0, false, -1);
+	CHECK_INT(store_list(st, "s", collect_labels, buf, &err), 0);
+	CHECK_STR(buf, "Zed,a,b,");
+	store_close(st);
+}
+
+static struct store_hits
+search(struct store *st, const char *const *stores, size_t n,
+    const float *q, int dim, const char *branch, int limit, bool archived)
+{
+	struct store_hits	hits;
+	struct err		err = { "" };
+	struct store_query	sq = {
+		.stores = stores, .nstores = n, .vec = q, .dim = dim,
+		.branch = branch, .limit = limit, .include_archived = archived,
+		.min_score = -2,
+	};
+
+	if (store_search(st, &sq, &hits, &err) != 0)
+		CHECK_FAIL("store_search: %s", err.msg);
+	return hits;
+}
+
+static void
+search_ranks_by_exact_cosine(void)
+{
+	struct store		*st = open_fresh("search");
+	const char		*stores[] = { "p", "global", "p" };
+	float			 a[2] = { 1, 0 }, b[2] = { 1, 1 }, c[2] = { -1, 0 };
+	float			 d[3] = { 1, 0, 0 }, z[2] = { 0, 0 };
+	float			 q[2] = { 2, 0 };
+	struct store_hits	 h;
+
+	put(st, "p", "a", "a", a, 2, false, -1);
+	put(st, "global", "b", "b", b, 2, false, -1);
+	put(st, "p", "c", "c", c, 2, false, -1);
+	put(st, "p", "d", "d", d, 3, false, -1);	/* other dimension */
+	put(st, "p", "z", "z", z, 2, false, -1);	/* zero vector */
+	put(st, "p", "n", "n", NULL, 0, false, -1);	/* no embedding */
+	h = search(st, stores, 3, q, 2, NULL, 10, false);
+	CHECK_INT(h.n, 4);
+	CHECK_STR(h.v[0].e.slug, "a");
+	CHECK_NEAR(h.v[0].score, 1, 1e-12);
+	CHECK_STR(h.v[1].e.slug, "b");
+	CHECK_NEAR(h.v[1].score, 0.70710678118654746, 1e-15);
+	CHECK_STR(h.v[1].e.store, "global");
+	CHECK_STR(h.v[2].e.slug, "z");
+	CHECK_NEAR(h.v[2].score, 0, 0);
+	CHECK_STR(h.v[3].e.slug, "c");
+	CHECK_NEAR(h.v[3].score, -1, 1e-12);
+	store_hits_release(&h);
+	h = search(st, stores, 1, q, 2, NULL, 2, false);
+	CHECK_INT(h.n, 2);
+	CHECK_STR(h.v[1].e.slug, "z");
+	store_hits_release(&h);
+	store_close(st);
+}
+
+static void
+search_filters_branch_and_archived(void)
+{
+	struct store		*st = open_fresh("branch");
+	const char		*stores[] = { "p" };
+	float			 v[2] = { 1, 0 };
+	struct store_write	 w = {
+		.store = "p", .content = "#", .vec = v, .dim = 2,
+		.archived = -1, .now = "2025-01-01T00:00:00.000Z",
+	};
+	enum store_write_result	 res;
+	struct err		 err = { "" };
+	struct store_hits	 h;
+	static const struct {
+		const char	*slug, *branch;
+		int		 archived;
+	} rows[] = {
+		{ "all", NULL, 0 }, { "feat", "feat", 0 }, { "main", "main", 0 },
+		{ "empty", "", 0 }, { "old", NULL, 1 },
+	};
+	size_t			 i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		w.slug = w.label = rows[i].slug;
+		w.branch = rows[i].branch;
+		w.archived = rows[i].archived;
+		store_remember(st, &w, &res, &err);
+	}
+	h = search(st, stores, 1, v, 2, "feat", 10, false);
+	CHECK_INT(h.n, 2);	/* equal scores: table order */
+	CHECK_STR(h.v[0].e.slug, "all");
+	CHECK_STR(h.v[1].e.slug, "feat");
+	store_hits_release(&h);
+	h = search(st, stores, 1, v, 2, "", 10, false);
+	CHECK_INT(h.n, 4);
+	store_hits_release(&h);
+	h = search(st, stores, 1, v, 2, NULL, 10, true);
+	CHECK_INT(h.n, 5);
+	CHECK_STR(h.v[4].e.slug, "old");
+	CHECK(h.v[4].e.archived);
+	store_hits_release(&h);
+	store_close(st);
+}
+
+static void
+search_sees_writes_of_other_connections(void)
+{
+	struct store		*st = open_fresh("cache"), *other;
+	struct err		 err = { "" };
+	const char		*stores[] = { "p" };
+	float			 v[2] = { 1, 0 }, w2[2] = { 0, 1 };
+	struct store_hits	 h;
+	bool			 found;
+
+	put(st, "p", "a", "a", v, 2, false, -1);
+	h = search(st, stores, 1, v, 2, NULL, 10, false);
+	CHECK_INT(h.n, 1);
+	CHECK_INT(store_stamp_recall(st, &h, "2025-05-05T00:00:00.000Z",
+	    &err), 0);
+	store_hits_release(&h);
+	CHECK_INT(store_open(store_path(st), &other, &err), 0);
+	put(other, "p", "b", "b", w2, 2, false, -1);
+	h = search(st, stores, 1, w2, 2, NULL, 10, false);
+	CHECK_INT(h.n, 2);
+	CHECK_STR(h.v[0].e.slug, "b");
+	CHECK_INT(h.v[1].e.recall_count, 1);	/* pre-update values */
+	CHECK_STR(h.v[1].e.last_recalled_at, "2025-05-05T00:00:00.000Z");
+	store_hits_release(&h);
+	store_forget(other, "p", "b", &found, &err);
+	store_close(other);
+	h = search(st, stores, 1, w2, 2, NULL, 10, false);
+	CHECK_INT(h.n, 1);
+	store_hits_release(&h);
+	store_forget(st, "p", "a", &found, &err);	/* our own write */
+	h = search(st, stores, 1, w2, 2, NULL, 10, false);
+	CHECK_INT(h.n, 0);
+	store_hits_release(&h);
+	store_close(st);
+}
+
+static void
+search_is_exact_on_many_random_rows(void)
+{
+	struct store		*st = open_fresh("random");
+	const char		*stores[] = { "p" };
+	enum { N = 600, D = 37 };
+	float			*m = xcalloc(N * D, sizeof(float)), q[D];
+	double			 best = -2, s, dot, nq, nr;
+	struct store_hits	 h;
+	char			 slug[16];
+	int			 i, k, besti = 0;
+
+	srand(7);
+	for (k = 0; k < D; k++)
+		q[k] = (float)rand() / RAND_MAX - 0.5f;
+	store_exec(st, "BEGIN", NULL);
+	for (i = 0; i < N; i++) {
+		dot = nq = nr = 0;
+		for (k = 0; k < D; k++) {
+			m[i * D + k] = (float)rand() / RAND_MAX - 0.5f;
+			dot += (double)q[k] * m[i * D + k];
+			nq += (double)q[k] * q[k];
+			nr += (double)m[i * D + k] * m[i * D + k];
+		}
+		s = dot / (sqrt(nq) * sqrt(nr));
+		if (s > best) {
+			best = s;
+			besti = i;
+		}
+		snprintf(slug, sizeof(slug), "r%d", i);
+		put(st, "p", slug, slug, m + i * D, D, false, -1);
+	}
+	store_exec(st, "COMMIT", NULL);
+	h = search(st, stores, 1, q, D, NULL, 5, false);
+	CHECK_INT(h.n, 5);
+	snprintf(slug, sizeof(slug), "r%d", besti);
+	CHECK_STR(h.v[0].e.slug, slug);
+	CHECK(h.v[0].score == best);
+	for (i = 1; i < 5; i++)
+		CHECK(h.v[i].score <= h.v[i - 1].score);
+	store_hits_release(&h);
+	free(m);
+	store_close(st);
+}
+
+static void
+find_similar_ranks_by_rounded_score(void)
+{
+	struct store		*st = open_fresh("similar");
+	const char		*stores[] = { "p" };
+	float			 a[2] = { 1, 0.0001f }, b[2] = { 1, 0.0002f };
+	float			 c[2] = { 1, 0 }, q[2] = { 1, 0 };
+	struct store_query	 sq = {
+		.stores = stores, .nstores = 1, .vec = q, .dim = 2, .limit = 3,
+		.exclude_slug = "c", .min_score = 0.85, .rank_round3 = true,
+	};
+	struct store_hits	 h;
+	struct err		 err = { "" };
+
+	put(st, "p", "b", "b", b, 2, false, -1);	/* lower, first */
+	put(st, "p", "a", "a", a, 2, false, -1);
+	put(st, "p", "c", "c", c, 2, false, -1);
+	CHECK_INT(store_search(st, &sq, &h, &err), 0);
+	CHECK_INT(h.n, 2);
+	CHECK_STR(h.v[0].e.slug, "b");	/* round3 ties keep table order */
+	CHECK(h.v[0].score < h.v[1].score);
+	store_hits_release(&h);
+	store_close(st);
+}
+
+static void
+vectors_export_in_slug_order(void)
+{
+	struct store		*st = open_fresh("vectors");
+	struct store_matrix	 mx;
+	struct err		 err = { "" };
+	float			 v2[2] = { 1, 2 }, v3[3] = { 1, 2, 3 };
+
+	put(st, "p", "b", "B", v2, 2, false, -1);
+	put(st, "p", "a", "A", v2, 2, false, -1);
+	put(st, "p", "c", "C", v3, 3, false, -1);
+	put(st, "p", "d", "D", v2, 2, false, 1);
+	CHECK_INT(store_vectors(st, "p", 0, false, &mx, &err), 0);
+	CHECK_INT(mx.dim, 2);
+	CHECK_INT(mx.n, 2);
+	CHECK_STR(mx.slugs[0], "a");
+	CHECK_STR(mx.labels[1], "B");
+	CHECK(mx.v[3] == 2.0f);
+	store_matrix_release(&mx);
+	CHECK_INT(store_vectors(st, "p", 3, false, &mx, &err), 0);
+	CHECK_INT(mx.n, 1);
+	store_matrix_release(&mx);
+	CHECK_INT(store_vectors(st, "p", 0, true, &mx, &err), 0);
+	CHECK_INT(mx.n, 3);
+	store_matrix_release(&mx);
+	CHECK_INT(store_vectors(st, "none", 0, false, &mx, &err), 0);
+	CHECK_INT(mx.n, 0);
+	store_matrix_release(&mx);
+	store_close(st);
+}
+
+static int
+first_verdict(const char *a, const char *b, const char *status, void *arg)
+{
+	snprintf((char *)arg, 64, "%s|%s|%s", a, b, status);
+	return 1;
+}
+
+static void
+verdicts_are_canonical(void)
+{
+	struct store	*st = open_fresh("verdicts");
+	struct err	 err = { "" };
+	char		 got[64] = "";
+
+	/* U+FF01 sorts after U+1F600 in UTF-16, before it in UTF-8 */
+	CHECK_INT(store_verdict_set(st, "s", "\xef\xbc\x81", "\xf0\x9f\x98\x80",
+	    "distinct", "t", &err), 0);
+	store_verdicts(st, "s", first_verdict, got, &err);
+	CHECK_STR(got, "\xf0\x9f\x98\x80|\xef\xbc\x81|distinct");
+	store_exec(st, "DELETE FROM dedup_pairs; INSERT INTO dedup_pairs "
+	    "VALUES ('s', 'z', 'a', 'dup', 't')", &err);
+	store_verdicts(st, "s", first_verdict, got, &err);
+	CHECK_STR(got, "a|z|dup");
+	store_close(st);
+}
+
+static int
+collect_branches(const char *b, void *arg)
+{
+	append(arg, b);
+	return 0;
+}
+
+static void
+hygiene_counts(void)
+{
+	struct store		*st = open_fresh("hygiene");
+	struct err		 err = { "" };
+	struct store_write	 w = {
+		.store = "p", .content = "#", .archived = -1,
+	};
+	enum store_write_result	 res;
+	const char		*gone[] = { "old", "" };
+	char			 buf[128] = "";
+	int			 n;
+
+	w.slug = w.label = "a"; w.now = "2024-01-01T00:00:00.000Z";
+	w.branch = "old";
+	store_remember(st, &w, &res, &err);
+	w.slug = w.label = "b"; w.now = "2025-06-01T00:00:00.000Z";
+	w.branch = "main";
+	store_remember(st, &w, &res, &err);
+	w.slug = w.label = "c"; w.now = "2024-01-01T00:00:00.000Z";
+	w.branch = "old"; w.archived = 1;
+	store_remember(st, &w, &res, &err);
+	CHECK_INT(store_count(st, "p", &n, &err), 0);
+	CHECK_INT(n, 3);
+	CHECK_INT(store_count_stale(st, "p", "2025-01-01T00:00:00.000Z", &n,
+	    &err), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(store_branches(st, "p", collect_branches, buf, &err), 0);
+	CHECK_STR(buf, "main,old,");
+	CHECK_INT(store_count_in_branches(st, "p", gone, 2, &n, &err), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(store_count_in_branches(st, "p", gone, 0, &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_close(st);
+}
+
+static void
+setup(void)
+{
+	dir = mkdtemp(dir_tmpl);
+}
+
+static void
+teardown(void)
+{
+	char	*cmd = xasprintf("rm -rf '%s'", dir);
+
+	if (system(cmd) != 0)
+		CHECK_FAIL("cannot remove %s", dir);
+	free(cmd);
+}
+
+CHECK_MAIN(
+	TEST(setup),
+	TEST(remember_then_get_round_trips),
+	TEST(plain_insert_refuses_an_existing_slug),
+	TEST(overwrite_keeps_history_and_clears_verdicts),
+	TEST(overwrite_of_archived_needs_the_flag),
+	TEST(forget_deletes_entry_and_verdicts_keeps_store),
+	TEST(list_orders_by_label_bytes),
+	TEST(search_ranks_by_exact_cosine),
+	TEST(search_filters_branch_and_archived),
+	TEST(search_sees_writes_of_other_connections),
+	TEST(search_is_exact_on_many_random_rows),
+	TEST(find_similar_ranks_by_rounded_score),
+	TEST(vectors_export_in_slug_order),
+	TEST(verdicts_are_canonical),
+	TEST(hygiene_counts),
+	TEST(teardown)
+)
