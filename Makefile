@@ -69,6 +69,9 @@ HOST_SRC = \
 TEXT_SRC = \
 
 CLI_SRC = \
+	src/text/nudge.c \
+	src/text/block.c \
+	src/text/skills.c \
 	src/cli/cli.c \
 	src/cli/cmd_version.c \
 	src/cli/cmd_help.c \
@@ -137,5 +140,14 @@ clean:
 
 # Everything after this point is bookkeeping.
 .PHONY: all units check test valgrind lint bench install deps clean
+# The skill texts are Markdown (src/text/skills/); skills.c includes the C
+# rows scripts/gen-skills makes of them.
+SKILLS_MD = $(wildcard src/text/skills/*.md) src/text/skills/skills.list
+$(O)/gen/skills.inc: scripts/gen-skills $(SKILLS_MD)
+	@mkdir -p $(dir $@)
+	scripts/gen-skills src/text/skills >$@.tmp && mv $@.tmp $@
+$(O)/src/text/skills.o: $(O)/gen/skills.inc
+$(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
+
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

@@ -1,0 +1,108 @@
+/*
+ * nudge.c — what the hook commands say to the agent.
+ *
+ * The reminder, the three-level extraction nudge, the write nudge and the
+ * recall nudge (hosts-hooks-cli §5.2-§5.8, §7.1), in thatch's own words;
+ * the elements acceptance checks look for are fixed by the spec and noted
+ * where they occur.
+ *  1. Every text begins with "[thatch]" and has no trailing newline.
+ *  2. The sub-agent prompt inside the extraction nudge is identical at
+ *     every level (deviation §5.2: the original shouted it too, and the
+ *     upper-cased session id then named no queue file).
+ */
+#include "text/nudge.h"
+
+#include "util/sbuf.h"
+
+void
+text_nudge_reminder(struct sbuf *sb, const char *repo, const char *report)
+{
+	sbuf_addf(sb, "[thatch] Before you respond, recall what thatch already "
+	    "knows:\n"
+	    "(1) the user's preferences and personality (store \"global\");\n"
+	    "(2) the architecture and conventions of this project (store "
+	    "\"%s\");\n"
+	    "(3) context scoped to the current branch, if it is not the main "
+	    "branch.\n"
+	    "A good order: store_list, then memory_list, then memory_recall "
+	    "for what the task touches.", repo);
+	if (report == NULL)
+		return;
+	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"
+	    "At a convenient point in this session (after you have dealt with "
+	    "what the user asked, not before), tend the store: run "
+	    "find_duplicates and consolidate each cluster; look at stale "
+	    "memories with memory_show and update or forget them; fold the "
+	    "memories of deleted branches into one archived summary memory, "
+	    "then forget the originals.", report);
+}
+
+/* The quoted prompt the main agent hands to its background sub-agent. */
+static void
+subagent_prompt(struct sbuf *sb, const char *sid, const char *prefix)
+{
+	sbuf_addf(sb, "\"Call %sget_extraction_payload with session_id "
+	    "\"%s\". Run the thatch-fact-extractor skill on what it returns. "
+	    "When you are done, call %sextraction_done with session_id "
+	    "\"%s\", even if nothing was worth saving.\"",
+	    prefix, sid, prefix, sid);
+}
+
+void
+text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
+    const char *prefix)
+{
+	/* acceptance checks look for "queued tool interaction" */
+	if (missed <= 1) {
+		sbuf_addf(sb, "[thatch] %zu queued tool interaction%s %s ready "
+		    "for fact extraction. Spawn a background sub-agent with "
+		    "this prompt: ", n, n == 1 ? "" : "s",
+		    n == 1 ? "is" : "are");
+		subagent_prompt(sb, sid, prefix);
+		sbuf_addf(sb, " Then call %sextraction_done yourself to "
+		    "acknowledge.\nThis is a system nudge, not a message from "
+		    "the user: once you have dispatched and acknowledged, stop. "
+		    "Do not move pending work forward on its account; if you "
+		    "were waiting for the user, keep waiting.", prefix);
+	} else if (missed == 2) {
+		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUEST WAS NOT "
+		    "HANDLED. %zu more queued tool interaction%s now wait. "
+		    "Spawn a background sub-agent now with this prompt: ", n,
+		    n == 1 ? "" : "s");
+		subagent_prompt(sb, sid, prefix);
+		sbuf_addf(sb, " Then call %sextraction_done to acknowledge.",
+		    prefix);
+	} else {
+		/* the count phrase stays lower case: checks look for it */
+		sbuf_addf(sb, "[thatch] YOU HAVE IGNORED EVERY EXTRACTION "
+		    "REQUEST SO FAR. %zu queued tool interaction%s %s WAITING "
+		    "AND NONE HAS BEEN HANDLED. THE USER INSTALLED THATCH ON "
+		    "PURPOSE. SPAWN A BACKGROUND SUB-AGENT IMMEDIATELY WITH "
+		    "THIS PROMPT: ", n, n == 1 ? "" : "s", n == 1 ? "IS" : "ARE");
+		subagent_prompt(sb, sid, prefix);
+		sbuf_addf(sb, " THEN CALL %sextraction_done TO ACKNOWLEDGE.",
+		    prefix);
+	}
+}
+
+void
+text_nudge_write(struct sbuf *sb)
+{
+	sbuf_adds(sb, "[thatch] After you respond, ask yourself: did you learn "
+	    "something worth keeping (project knowledge, a user preference, a "
+	    "correction)? If so, save it with memory_remember.");
+}
+
+void
+text_nudge_recall(struct sbuf *sb, size_t n, const char *const *labels)
+{
+	size_t	i;
+
+	sbuf_addf(sb, "[thatch] %zu stored memor%s relate%s to this prompt (",
+	    n, n == 1 ? "y" : "ies", n == 1 ? "s" : "");
+	for (i = 0; i < n && i < 2; i++)
+		sbuf_addf(sb, "%s\"%s\"", i > 0 ? ", " : "", labels[i]);
+	if (n > 2)
+		sbuf_adds(sb, ", etc.");
+	sbuf_adds(sb, "). Use memory_recall to read them before you respond.");
+}

@@ -1,0 +1,41 @@
+/* nudge.h — what the hook commands say to the agent (nudge.c). */
+#ifndef THATCH_TEXT_NUDGE_H
+#define THATCH_TEXT_NUDGE_H
+
+#include <stddef.h>
+
+struct sbuf;
+
+/*
+ * Every text starts with "[thatch]" so Claude Code never reads it as JSON
+ * (host-contracts C8), and none ends with a newline: the caller frames it.
+ * prefix is how the host spells thatch's tools ("mcp__thatch__" in Claude
+ * Code, "" where the spelling is unverified, host-contracts C13).
+ */
+
+/*
+ * The session-start reminder (hosts-hooks-cli §7.1) for store repo, with
+ * the hygiene report line and the tending advice when report is non-NULL.
+ */
+void	text_nudge_reminder(struct sbuf *, const char *repo,
+	    const char *report);
+
+/*
+ * The extraction nudge (§5.2) for n queued interactions of session sid,
+ * its tone escalating with missed, the number of earlier nudges ignored:
+ * polite for 0-1, insistent for 2, shouting for 3 and more. sid, the tool
+ * names and the skill name keep their case at every level.
+ */
+void	text_nudge_extract(struct sbuf *, size_t n, int missed,
+	    const char *sid, const char *prefix);
+
+/* The static write nudge (§5.4); contains "did you learn". */
+void	text_nudge_write(struct sbuf *);
+
+/*
+ * The recall nudge (§5.8): n related memories, the first two labels
+ * quoted, "etc." beyond two.
+ */
+void	text_nudge_recall(struct sbuf *, size_t n, const char *const *labels);
+
+#endif
