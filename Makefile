@@ -60,13 +60,17 @@ CORE_SRC = \
 	src/core/store_entries.c \
 	src/core/store_search.c \
 	src/core/slug.c \
-	src/core/queue.c
+	src/core/queue.c \
+	src/core/engine.c \
+	src/core/predict.c \
+	src/core/behavior.c
 
 TOOLS_SRC = \
 
 HOST_SRC = \
 
 TEXT_SRC = \
+	src/text/behaviors.c
 
 CLI_SRC = \
 	src/text/nudge.c \
