@@ -120,6 +120,10 @@ int	tool_validate(const struct tool *, const json_t *, struct sbuf *msg);
 /* The MCP inputSchema object for t (new reference). */
 json_t	*tool_schema(const struct tool *);
 
+/* Append t's help text (name, description, one line per argument) to out;
+ * `thatch tools` prints it. */
+void	tool_help(const struct tool *, struct sbuf *out);
+
 /*
  * The target store of a store-scoped tool (store-and-tools §2.6): the
  * "store" argument when non-empty, else the default; "unknown" becomes

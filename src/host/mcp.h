@@ -1,0 +1,141 @@
+/* mcp.h — the stdio MCP server: JSON-RPC 2.0 over stdin/stdout (mcp.c). */
+#ifndef THATCH_HOST_MCP_H
+#define THATCH_HOST_MCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct err;
+struct paths;
+struct sbuf;
+struct tool_ctx;
+
+/* The protocol version answered to a client that asks for none we know. */
+#define MCP_PROTOCOL_LATEST	"2025-11-25"
+/* Longest accepted message line; longer ones get -32600 and are skipped. */
+#define MCP_MAX_LINE		(16u << 20)
+
+/* ---- Host and setup detection (hosts-hooks-cli §2.6) ------------------ */
+
+enum mcp_host {
+	MCP_HOST_NONE,		/* neither project variable: no checks */
+	MCP_HOST_CLAUDE,	/* CLAUDE_PROJECT_DIR */
+	MCP_HOST_CURSOR,	/* CURSOR_PROJECT_DIR (checked first) */
+};
+
+enum mcp_setup_outcome {
+	MCP_SETUP_SKIPPED,	/* no host detected */
+	MCP_SETUP_INSTALLED,
+	MCP_SETUP_NOT_INSTALLED,
+	MCP_SETUP_BROKEN,	/* start marker without end marker */
+};
+
+/*
+ * What setup detection found. global tells which file decided (the local
+ * PROJECT_DIR one or the host's user-level one); file is that file (NULL
+ * for not-installed and skipped). The hosts engineer's auto-refresh
+ * (§2.7) runs the installer for host and scope when outcome is
+ * MCP_SETUP_INSTALLED. Release with mcp_setup_release.
+ */
+struct mcp_setup {
+	enum mcp_host		 host;
+	enum mcp_setup_outcome	 outcome;
+	bool			 global;
+	char			*file;		/* owned */
+};
+
+/* Detect the host from the environment and look for the instruction
+ * block's markers in its instructions files. Never fails: unreadable
+ * files count as absent. */
+void	mcp_setup_detect(const struct paths *, struct mcp_setup *);
+void	mcp_setup_release(struct mcp_setup *);
+
+/* The one-line warning for a not-installed or broken setup (new string),
+ * or NULL when there is nothing to warn about. */
+char	*mcp_setup_warning(const struct mcp_setup *);
+
+/* ---- The server ------------------------------------------------------- */
+
+/* One MCP server on a pair of file descriptors. Opaque. */
+struct mcp_server;
+
+/*
+ * An MCP prompt (hosts-hooks-cli §3.10): listed by prompts/list, rendered
+ * by prompts/get. render returns the text of the single user message (a
+ * new string) for the string arguments given (an object, maybe empty).
+ */
+struct mcp_prompt_arg {
+	const char	*name;
+	const char	*description;
+	bool		 required;
+};
+
+struct mcp_prompt {
+	const char			*name;
+	const char			*description;
+	const struct mcp_prompt_arg	*args;	/* { NULL } terminated */
+	char				*(*render)(const struct mcp_prompt *,
+					    const json_t *args);
+};
+
+/*
+ * A server reading newline-delimited JSON-RPC from in_fd and writing one
+ * compact line per response to out_fd. tools is borrowed for the server's
+ * life; handlers run with it (store, model, default store, extraction
+ * glue ctx->payload / ctx->drain, which the hosts engineer wires in before
+ * mcp_run).
+ */
+struct mcp_server *mcp_new(struct tool_ctx *tools, int in_fd, int out_fd);
+void	mcp_free(struct mcp_server *);
+
+/* The tool context, for modules answering other clients between stdio
+ * messages (the sideband, hosts-hooks-cli §6). Borrowed. */
+struct tool_ctx *mcp_tool_ctx(struct mcp_server *);
+
+/*
+ * Arm the one-shot setup warning (§2.6): it is sent in the initialize
+ * instructions and prepended as "[thatch] <warning>\n\n" to the first
+ * tools/call result. The string is copied.
+ */
+void	mcp_set_warning(struct mcp_server *, const char *warning);
+
+/* The prompts prompts/list and prompts/get serve; NULL-terminated array,
+ * borrowed for the server's life. None until this is called. */
+void	mcp_set_prompts(struct mcp_server *, const struct mcp_prompt *const *);
+
+/*
+ * Run fn(arg) once, right after the initialize response has been written:
+ * the place for slow startup work that must not delay the handshake
+ * (host-contracts C3) — auto-refresh of the host setup (§2.7), seeding.
+ */
+void	mcp_after_initialize(struct mcp_server *, void (*fn)(void *), void *);
+
+/*
+ * Watch fd for readability in the server's poll loop: ready(arg, fd) is
+ * called between stdio messages, in the server's thread, so it may use the
+ * tool context (one thread; hosts-hooks-cli §2.10). ready must not block
+ * for long; it may call mcp_unwatch on its own fd. Watching an fd twice
+ * replaces the first registration.
+ */
+void	mcp_watch(struct mcp_server *, int fd, void (*ready)(void *, int),
+	    void *arg);
+void	mcp_unwatch(struct mcp_server *, int fd);
+
+/*
+ * Serve until end of input (the normal end, 0), SIGTERM or SIGINT (also 0),
+ * or a write error on out_fd (-1 with err set). Lines are trimmed; empty
+ * lines are ignored; a final line without '\n' at end of input is served.
+ */
+int	mcp_run(struct mcp_server *, struct err *);
+
+/*
+ * Handle one message line and append the response line (with its '\n') to
+ * out, or nothing for notifications. What mcp_run does per line; exposed
+ * for unit tests.
+ */
+void	mcp_handle(struct mcp_server *, const char *line, size_t len,
+	    struct sbuf *out);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * dedup.c — the dedup tools: find_duplicates and dedup_mark_checked
+ * (store-and-tools §4.9, §4.10).
+ *
+ * The pair computation and clustering live in core/dedup.c; this file
+ * renders them and records verdicts.
+ *  1. find_duplicates is read-only: no telemetry, no verdict changes.
+ *  2. dedup_mark_checked records whatever it is given (labels need not
+ *     exist, status is not validated, §4.10) and never creates a store.
+ *  3. Output literals (Cluster of, [score:], the arrows) are the
+ *     original's byte for byte.
+ */
+#include "tools/tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dedup.h"
+#include "core/slug.h"
+#include "core/store.h"
+#include "util/clock.h"
+#include "util/num.h"
+#include "util/sbuf.h"
+
+static void
+add_cluster(struct sbuf *out, const struct dedup_result *r,
+    const struct dedup_cluster *c)
+{
+	const struct dedup_pair	*p;
+	char			 num[NUM_BUFSZ];
+	size_t			 i;
+
+	sbuf_addf(out, "Cluster of %zu:", c->nmembers);
+	for (i = 0; i < c->npairs; i++) {
+		p = &r->pairs[c->pairs[i]];
+		sbuf_addf(out, "\n  [score:%s] \"%s\" \u2194 \"%s\"",
+		    num_js(p->score, num), r->m.labels[p->a],
+		    r->m.labels[p->b]);
+	}
+}
+
+static int
+find_duplicates(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*store = tool_target_store(ctx, args);
+	double			 t = tool_arg_num(args, "threshold",
+				    DEDUP_THRESHOLD);
+	struct dedup_result	 r;
+	struct dedup_clusters	 cs;
+	char			 num[NUM_BUFSZ];
+	size_t			 i;
+
+	if (dedup_find(ctx->store, store, t, &r, err) != 0) {
+		dedup_result_release(&r);
+		return -1;
+	}
+	if (r.npairs == 0)
+		sbuf_addf(out, "No duplicate candidates in \"%s\" above "
+		    "threshold %s.", store, num_js(t, num));
+	dedup_cluster(&r, &cs);
+	for (i = 0; i < cs.n; i++) {
+		if (i > 0)
+			sbuf_adds(out, "\n\n");
+		add_cluster(out, &r, &cs.v[i]);
+	}
+	dedup_clusters_release(&cs);
+	dedup_result_release(&r);
+	return 0;
+}
+
+static int
+mark_checked(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char	*store = tool_target_store(ctx, args);
+	const char	*la = tool_arg_str(args, "label_a", "");
+	const char	*lb = tool_arg_str(args, "label_b", "");
+	const char	*status = tool_arg_str(args, "status", "");
+	char		 now[CLOCK_ISO_LEN], *a, *b;
+	int		 rc;
+
+	a = slug_make(la, strlen(la));
+	b = slug_make(lb, strlen(lb));
+	rc = store_verdict_set(ctx->store, store, a, b, status,
+	    clock_iso(clock_now(&ctx->clock), now), err);
+	free(a);
+	free(b);
+	if (rc != 0)
+		return -1;
+	sbuf_addf(out, "[checked] %s :: \"%s\" \u2194 \"%s\" \u2192 %s", store,
+	    la, lb, status);
+	return 0;
+}
+
+/* ---- Rows ----------------------------------------------------------------- */
+
+static const struct tool_arg find_args[] = {
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store to examine; defaults to this project's "
+	    "store" },
+	{ .name = "threshold", .type = ARG_NUMBER, .flags = ARG_MIN | ARG_MAX,
+	  .min = 0, .max = 1,
+	  .description = "Minimum cosine similarity of a pair (default "
+	    "0.85)" },
+	{ .name = NULL }
+};
+
+const struct tool tool_find_duplicates = {
+	.name = "find_duplicates",
+	.family = "dedup",
+	.description = "Find pairs of near-duplicate memories not yet "
+	    "reviewed, grouped into clusters of related memories, so they "
+	    "can be merged or marked as distinct.",
+	.args = find_args,
+	.flags = TOOL_MCP,
+	.run = find_duplicates,
+};
+
+static const struct tool_arg mark_args[] = {
+	{ .name = "label_a", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Label of one memory of the pair" },
+	{ .name = "label_b", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Label of the other memory" },
+	{ .name = "status", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Verdict: duplicate, supplement, contradiction or "
+	    "unrelated" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store of the pair; defaults to this project's "
+	    "store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_dedup_mark_checked = {
+	.name = "dedup_mark_checked",
+	.family = "dedup",
+	.description = "Record a verdict on a reviewed pair of memories so "
+	    "find_duplicates stops reporting it.",
+	.args = mark_args,
+	.flags = TOOL_MCP,
+	.run = mark_checked,
+};

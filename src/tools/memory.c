@@ -1,0 +1,450 @@
+/*
+ * memory.c — the memory tools: remember, recall, list, show, forget and
+ * store_list (store-and-tools §4.3-§4.8).
+ *
+ * Handlers turn validated arguments into store calls and format the text
+ * the agent reads; the store does the SQL, the model the vectors.
+ *  1. The passage embedded for a memory is "# <label>\n\n<content>" and is
+ *     also what is stored as content (§4.3 step 2); queries are embedded
+ *     as EMBED_QUERY (the BGE prefix, §7).
+ *  2. Refusals (exists, archived, not found, no matches) are text with
+ *     rc 0; only store or model failures return -1.
+ *  3. Output literals ([saved], [forgotten], " :: ", "-----", the meta
+ *     fields) are byte-for-byte the original's (§0.3).
+ *  4. Only memory_recall stamps recall telemetry (§5.3).
+ */
+#include "tools/tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/slug.h"
+#include "core/store.h"
+#include "util/err.h"
+#include "util/num.h"
+#include "util/sbuf.h"
+
+#define SIMILAR_THRESHOLD	0.85	/* §5.4 */
+#define SIMILAR_LIMIT		3
+
+static char *
+label_slug(const char *label)
+{
+	return slug_make(label, strlen(label));
+}
+
+/* The write-time near-duplicate warning of §4.3 step 8. */
+static void
+add_similar(struct sbuf *out, const struct store_hits *sim)
+{
+	char	num[NUM_BUFSZ];
+	size_t	i;
+
+	sbuf_adds(out, "\n\n\u26a0 This memory is semantically close to "
+	    "existing memories:\n");
+	for (i = 0; i < sim->n; i++)
+		sbuf_addf(out, "  - \"%s\" (similarity %s)\n",
+		    sim->v[i].e.label, num_js(num_round3(sim->v[i].score), num));
+	sbuf_adds(out, "\nReview them with memory_show, then either merge "
+	    "them (memory_remember with overwrite: true on one, "
+	    "memory_forget on the other) or record that they are distinct "
+	    "with dedup_mark_checked.");
+}
+
+static int
+memory_remember(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*store = tool_target_store(ctx, args);
+	const char		*label = tool_arg_str(args, "label", "");
+	const char		*content = tool_arg_str(args, "content", "");
+	struct sbuf		 text = SBUF_INIT;
+	struct store_hits	 sim = { NULL, 0 };
+	struct store_query	 q;
+	struct store_write	 w;
+	enum store_write_result	 res;
+	char			 now[CLOCK_ISO_LEN], *slug = NULL;
+	float			*vec;
+	int			 dim, rc = -1;
+
+	sbuf_addf(&text, "# %s\n\n%s", label, content);
+	if ((vec = tool_embed(ctx, text.buf, EMBED_PASSAGE, &dim, err)) == NULL)
+		goto out;
+	slug = label_slug(label);
+	memset(&q, 0, sizeof(q));
+	q.stores = &store;
+	q.nstores = 1;
+	q.vec = vec;
+	q.dim = dim;
+	q.limit = SIMILAR_LIMIT;
+	q.exclude_slug = slug;
+	q.min_score = SIMILAR_THRESHOLD;
+	q.rank_round3 = true;
+	if (store_search(ctx->store, &q, &sim, err) != 0)
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.store = store;
+	w.slug = slug;
+	w.label = label;
+	w.content = text.buf;
+	w.vec = vec;
+	w.dim = dim;
+	w.model = model_tag(ctx->model);
+	w.branch = tool_arg_str(args, "branch", NULL);
+	w.confidence = (int)tool_arg_int(args, "confidence", 0);
+	w.archived = tool_arg_bool(args, "archived");
+	w.overwrite = tool_arg_bool(args, "overwrite") == 1;
+	w.now = clock_iso(clock_now(&ctx->clock), now);
+	if (store_remember(ctx->store, &w, &res, err) != 0)
+		goto out;
+	rc = 0;
+	switch (res) {
+	case STORE_EXISTS:
+		sbuf_addf(out, "A memory labeled \"%s\" already exists in "
+		    "store \"%s\". Pass overwrite: true to replace it.", label,
+		    store);
+		break;
+	case STORE_ARCHIVED:
+		sbuf_addf(out, "\"%s\" is archived. Pass archived: true to "
+		    "keep it archived, or archived: false to unarchive it.",
+		    label);
+		break;
+	case STORE_SAVED:
+		sbuf_addf(out, "[saved] %s :: %s", store, label);
+		if (sim.n > 0)
+			add_similar(out, &sim);
+		break;
+	}
+out:
+	store_hits_release(&sim);
+	sbuf_release(&text);
+	free(slug);
+	free(vec);
+	return rc;
+}
+
+static void
+add_recall_hit(struct sbuf *out, const struct store_hit *h)
+{
+	const struct store_entry	*e = &h->e;
+	char				 num[NUM_BUFSZ];
+
+	sbuf_addf(out, "[store:%s", e->store);
+	if (e->branch != NULL && *e->branch != '\0')
+		sbuf_addf(out, " branch:%s", e->branch);
+	if (e->confidence != 0)
+		sbuf_addf(out, " confidence:%d", e->confidence);
+	if (e->archived)
+		sbuf_adds(out, " archived:true");
+	if (e->updated_at != NULL)
+		sbuf_addf(out, " updated:%s", e->updated_at);
+	sbuf_addf(out, "] [score:%s]\n%s", num_fixed(h->score, 3, num),
+	    e->content ? e->content : "");
+}
+
+int
+tool_memory_search(struct tool_ctx *ctx, const char *query,
+    struct store_query *q, struct store_hits *hits, struct err *err)
+{
+	char	 now[CLOCK_ISO_LEN];
+	float	*vec;
+	int	 dim, rc = -1;
+
+	if ((vec = tool_embed(ctx, query, EMBED_QUERY, &dim, err)) == NULL)
+		return -1;
+	q->vec = vec;
+	q->dim = dim;
+	if (store_search(ctx->store, q, hits, err) != 0)
+		goto out;
+	if (hits->n > 0 && store_stamp_recall(ctx->store, hits,
+	    clock_iso(clock_now(&ctx->clock), now), err) != 0)
+		goto out;
+	rc = 0;
+out:
+	q->vec = NULL;
+	free(vec);
+	return rc;
+}
+
+static int
+memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*store = tool_arg_str(args, "store", "");
+	const char		*stores[2];
+	struct store_hits	 hits = { NULL, 0 };
+	struct store_query	 q;
+	size_t			 i;
+	int			 rc = -1;
+
+	memset(&q, 0, sizeof(q));
+	q.stores = stores;
+	if (*store != '\0') {
+		stores[0] = store;
+		q.nstores = 1;
+	} else {
+		/* §2.6: recall does not map "unknown" to global */
+		stores[0] = ctx->default_store ? ctx->default_store : "unknown";
+		stores[1] = "global";
+		q.nstores = 2;
+	}
+	q.branch = tool_arg_str(args, "branch", NULL);
+	q.limit = (int)tool_arg_int(args, "limit", 10);
+	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
+	q.min_score = -2;
+	if (tool_memory_search(ctx, tool_arg_str(args, "query", ""), &q, &hits,
+	    err) != 0)
+		goto out;
+	if (hits.n == 0)
+		sbuf_adds(out, "No matching memories found.");
+	for (i = 0; i < hits.n; i++) {
+		if (i > 0)
+			sbuf_adds(out, "\n\n-----\n\n");
+		add_recall_hit(out, &hits.v[i]);
+	}
+	rc = 0;
+out:
+	store_hits_release(&hits);
+	return rc;
+}
+
+struct list_walk {
+	struct sbuf	*out;
+	size_t		 n;
+};
+
+static int
+add_list_line(const struct store_entry *e, void *arg)
+{
+	struct list_walk	*w = arg;
+
+	sbuf_addf(w->out, "%s[%s] %s", w->n++ ? "\n" : "", e->store, e->label);
+	if (e->branch != NULL && *e->branch != '\0')
+		sbuf_addf(w->out, " (branch:%s)", e->branch);
+	if (e->confidence != 0)
+		sbuf_addf(w->out, " (c:%d)", e->confidence);
+	if (e->archived)
+		sbuf_adds(w->out, " (archived)");
+	sbuf_addf(w->out, " (%s)", e->updated_at ? e->updated_at : "");
+	return 0;
+}
+
+static int
+memory_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*store = tool_target_store(ctx, args);
+	struct list_walk	 w = { out, 0 };
+
+	if (store_list(ctx->store, store, add_list_line, &w, err) != 0)
+		return -1;
+	if (w.n == 0)
+		sbuf_addf(out, "No memories in \"%s\".", store);
+	return 0;
+}
+
+static void
+add_not_found(struct sbuf *out, const char *label, const char *store)
+{
+	sbuf_addf(out, "No memory labeled \"%s\" in store \"%s\".", label,
+	    store);
+}
+
+static int
+memory_show(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*store = tool_target_store(ctx, args);
+	const char		*label = tool_arg_str(args, "label", "");
+	struct store_entry	 e;
+	char			*slug = label_slug(label);
+	bool			 found;
+	int			 rc;
+
+	memset(&e, 0, sizeof(e));
+	rc = store_get(ctx->store, store, slug, &e, &found, err);
+	free(slug);
+	if (rc != 0)
+		return -1;
+	if (!found) {
+		add_not_found(out, label, store);
+		return 0;
+	}
+	sbuf_addf(out, "[%s]", e.store);
+	if (e.branch != NULL && *e.branch != '\0')
+		sbuf_addf(out, " branch:%s", e.branch);
+	if (e.confidence != 0)
+		sbuf_addf(out, " confidence:%d", e.confidence);
+	if (e.archived)
+		sbuf_adds(out, " archived:true");
+	sbuf_addf(out, " created:%s updated:%s\n\n%s",
+	    e.created_at ? e.created_at : "", e.updated_at ? e.updated_at : "",
+	    e.content ? e.content : "");
+	store_entry_release(&e);
+	return 0;
+}
+
+static int
+memory_forget(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char	*store = tool_target_store(ctx, args);
+	const char	*label = tool_arg_str(args, "label", "");
+	char		*slug = label_slug(label);
+	bool		 found;
+	int		 rc;
+
+	rc = store_forget(ctx->store, store, slug, &found, err);
+	free(slug);
+	if (rc != 0)
+		return -1;
+	if (found)
+		sbuf_addf(out, "[forgotten] %s :: %s", store, label);
+	else
+		add_not_found(out, label, store);
+	return 0;
+}
+
+static int
+add_store_line(const char *name, void *arg)
+{
+	struct sbuf	*out = arg;
+
+	sbuf_addf(out, "%s- %s", out->len ? "\n" : "", name);
+	return 0;
+}
+
+static int
+list_stores(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	size_t	start = out->len;
+
+	(void)args;
+	if (store_list_stores(ctx->store, add_store_line, out, err) != 0)
+		return -1;
+	if (out->len == start)
+		sbuf_adds(out, "No stores.");
+	return 0;
+}
+
+/* ---- Rows ----------------------------------------------------------------- */
+
+#define ARG_STORE_DEFAULT { .name = "store", .type = ARG_STRING,		\
+	.description = "Store name; defaults to this project's store "	\
+	    "(\"global\" for cross-project memories)" }
+
+static const struct tool_arg remember_args[] = {
+	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Short, unique title of the memory; memories are "
+	    "identified by its slug" },
+	{ .name = "content", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "The memory itself: one focused, self-contained "
+	    "fact, decision or preference" },
+	ARG_STORE_DEFAULT,
+	{ .name = "branch", .type = ARG_STRING,
+	  .description = "Git branch this memory applies to; omit for "
+	    "project-wide memories" },
+	{ .name = "confidence", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
+	  .min = 1, .max = 10,
+	  .description = "How sure you are, 1 (a guess) to 10 (verified)" },
+	{ .name = "overwrite", .type = ARG_BOOLEAN,
+	  .description = "Replace an existing memory with the same label "
+	    "(default false)" },
+	{ .name = "archived", .type = ARG_BOOLEAN,
+	  .description = "true archives the memory (hidden from recall), "
+	    "false unarchives it; required to overwrite an archived memory" },
+	{ .name = NULL }
+};
+
+const struct tool tool_memory_remember = {
+	.name = "memory_remember",
+	.family = "memory",
+	.description = "Save a memory under a label so that later "
+	    "conversations can recall it. Warns (without blocking) when "
+	    "similar memories already exist; pass overwrite: true to update "
+	    "an existing memory.",
+	.args = remember_args,
+	.flags = TOOL_MCP,
+	.run = memory_remember,
+};
+
+static const struct tool_arg recall_args[] = {
+	{ .name = "query", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "What you are looking for, in natural language" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Search only this store; default: this project's "
+	    "store and global" },
+	{ .name = "branch", .type = ARG_STRING,
+	  .description = "Only project-wide memories and those of this "
+	    "branch" },
+	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
+	  .min = 1, .max = 20,
+	  .description = "Maximum number of results (default 10)" },
+	{ .name = "includeArchived", .type = ARG_BOOLEAN,
+	  .description = "Include archived memories (default false)" },
+	{ .name = NULL }
+};
+
+const struct tool tool_memory_recall = {
+	.name = "memory_recall",
+	.family = "memory",
+	.description = "Search memories by meaning and return the best "
+	    "matches with their content, best first.",
+	.args = recall_args,
+	.flags = TOOL_MCP,
+	.run = memory_recall,
+};
+
+static const struct tool_arg list_args[] = {
+	ARG_STORE_DEFAULT,
+	{ .name = NULL }
+};
+
+const struct tool tool_memory_list = {
+	.name = "memory_list",
+	.family = "memory",
+	.description = "List the memories of a store (labels and metadata, "
+	    "no content).",
+	.args = list_args,
+	.flags = TOOL_MCP,
+	.run = memory_list,
+};
+
+static const struct tool_arg label_args[] = {
+	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Label of the memory" },
+	ARG_STORE_DEFAULT,
+	{ .name = NULL }
+};
+
+const struct tool tool_memory_show = {
+	.name = "memory_show",
+	.family = "memory",
+	.description = "Show one memory in full, by label.",
+	.args = label_args,
+	.flags = TOOL_MCP,
+	.run = memory_show,
+};
+
+const struct tool tool_memory_forget = {
+	.name = "memory_forget",
+	.family = "memory",
+	.description = "Delete one memory, by label.",
+	.args = label_args,
+	.flags = TOOL_MCP,
+	.run = memory_forget,
+};
+
+static const struct tool_arg no_args[] = {
+	{ .name = NULL }
+};
+
+const struct tool tool_store_list = {
+	.name = "store_list",
+	.family = "memory",
+	.description = "List every memory store.",
+	.args = no_args,
+	.flags = TOOL_MCP,
+	.run = list_stores,
+};

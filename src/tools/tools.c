@@ -1,0 +1,323 @@
+/*
+ * tools.c — the tool table and what is generated from it: argument
+ * validation, the MCP input schema, the help text; the tool context with
+ * its lazily loaded model; the argument getters handlers use.
+ *
+ * Knows nothing of MCP framing or of hosts: the server (host/mcp.c), the
+ * CLI and any adapter read the rows and call tool_validate / t->run.
+ *  1. tool_table[] is in the registry order of store-and-tools §4.2; that
+ *     order is the tools/list order.
+ *  2. Validation reports every problem, in schema order, as
+ *     "<name>: <reason>" items joined by "; " (§4.1); JSON null is a type
+ *     error; unknown keys are accepted and ignored.
+ *  3. A failed model load is not remembered: the next call retries it
+ *     (store-and-tools §7 "a failed load is forgotten").
+ */
+#include "tools/tool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/tools.h"
+#include "util/err.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+const struct tool *const tool_table[] = {
+	/* memory (memory.c) */
+	&tool_memory_remember,
+	&tool_memory_recall,
+	&tool_memory_list,
+	&tool_memory_show,
+	&tool_memory_forget,
+	&tool_store_list,
+	/* dedup (dedup.c) */
+	&tool_find_duplicates,
+	&tool_dedup_mark_checked,
+	/* extraction (extraction.c): extraction_done, get_extraction_payload */
+	/* prediction (predict.c): prediction_query, _update, _list, _delete */
+	/* behavior (behavior.c): behavior_codify, _feedback, _list, _delete */
+	NULL
+};
+
+#define SCHEMA_URI	"https://json-schema.org/draft/2020-12/schema"
+
+void
+tool_ctx_init(struct tool_ctx *ctx, struct store *st, const char *dflt,
+    const struct paths *paths)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->store = st;
+	ctx->default_store = dflt;
+	ctx->paths = paths;
+	ctx->clock = clock_system();
+	model_opts_init(&ctx->model_opts, paths);
+}
+
+void
+tool_ctx_release(struct tool_ctx *ctx)
+{
+	model_close(ctx->model);
+	ctx->model = NULL;
+	model_opts_release(&ctx->model_opts);
+}
+
+struct model *
+tool_model(struct tool_ctx *ctx, struct err *err)
+{
+	if (ctx->model == NULL &&
+	    model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+		ctx->model = NULL;
+		return NULL;
+	}
+	return ctx->model;
+}
+
+float *
+tool_embed(struct tool_ctx *ctx, const char *text, enum embed_kind kind,
+    int *dim, struct err *err)
+{
+	struct model	*m;
+	float		*vec;
+
+	if ((m = tool_model(ctx, err)) == NULL)
+		return NULL;
+	*dim = model_dim(m);
+	vec = xcalloc((size_t)*dim, sizeof(*vec));
+	if (model_embed(m, text, strlen(text), kind, vec, err) != 0) {
+		free(vec);
+		return NULL;
+	}
+	return vec;
+}
+
+const struct tool *
+tool_find(const char *name)
+{
+	const struct tool *const	*t;
+
+	if (name == NULL)
+		return NULL;
+	for (t = tool_table; *t != NULL; t++)
+		if (strcmp((*t)->name, name) == 0)
+			return *t;
+	return NULL;
+}
+
+static const char *
+json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:	return "object";
+	case JSON_ARRAY:	return "array";
+	case JSON_STRING:	return "string";
+	case JSON_INTEGER:	return "integer";
+	case JSON_REAL:		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:	return "boolean";
+	default:		return "null";
+	}
+}
+
+static const char *const type_names[] = {
+	[ARG_STRING] = "string",
+	[ARG_INTEGER] = "integer",
+	[ARG_NUMBER] = "number",
+	[ARG_BOOLEAN] = "boolean",
+};
+
+static bool
+type_ok(const struct tool_arg *a, const json_t *v)
+{
+	switch (a->type) {
+	case ARG_STRING:
+		return json_is_string(v);
+	case ARG_BOOLEAN:
+		return json_is_boolean(v);
+	case ARG_NUMBER:
+		return json_is_number(v);
+	case ARG_INTEGER:
+		return json_is_integer(v) || (json_is_real(v) &&
+		    floor(json_real_value(v)) == json_real_value(v));
+	}
+	return false;
+}
+
+/* Append the reason v does not satisfy a, or nothing when it does. */
+static void
+check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
+{
+	const char *const	*c;
+	double			 x;
+
+	if (!type_ok(a, v)) {
+		if (a->type == ARG_INTEGER && json_is_real(v))
+			sbuf_adds(why, "Expected integer, received float");
+		else
+			sbuf_addf(why, "Expected %s, received %s",
+			    type_names[a->type], json_kind(v));
+		return;
+	}
+	if (a->type == ARG_INTEGER || a->type == ARG_NUMBER) {
+		x = json_number_value(v);
+		if ((a->flags & ARG_MIN) && x < a->min)
+			sbuf_addf(why, "Number must be greater than or equal "
+			    "to %g", a->min);
+		else if ((a->flags & ARG_MAX) && x > a->max)
+			sbuf_addf(why, "Number must be less than or equal "
+			    "to %g", a->max);
+		return;
+	}
+	if (a->choices == NULL || !json_is_string(v))
+		return;
+	for (c = a->choices; *c != NULL; c++)
+		if (strcmp(*c, json_string_value(v)) == 0)
+			return;
+	sbuf_adds(why, "Invalid enum value. Expected ");
+	for (c = a->choices; *c != NULL; c++)
+		sbuf_addf(why, "%s'%s'", c == a->choices ? "" : " | ", *c);
+	sbuf_addf(why, ", received '%s'", json_string_value(v));
+}
+
+int
+tool_validate(const struct tool *t, const json_t *args, struct sbuf *msg)
+{
+	const struct tool_arg	*a;
+	struct sbuf		 why = SBUF_INIT;
+	size_t			 start = msg->len;
+	int			 problems = 0;
+
+	if (args != NULL && !json_is_object(args)) {
+		sbuf_addf(msg, "Invalid arguments: : Expected object, "
+		    "received %s", json_kind(args));
+		return -1;
+	}
+	for (a = t->args; a->name != NULL; a++) {
+		json_t	*v = args ? json_object_get(args, a->name) : NULL;
+
+		sbuf_reset(&why);
+		if (v == NULL) {
+			if (a->flags & ARG_REQUIRED)
+				sbuf_adds(&why, "Required");
+		} else
+			check_arg(a, v, &why);
+		if (why.len == 0)
+			continue;
+		sbuf_adds(msg, problems++ ? "; " : "Invalid arguments: ");
+		sbuf_addf(msg, "%s: %s", a->name, why.buf);
+	}
+	sbuf_release(&why);
+	if (problems == 0)
+		sbuf_setlen(msg, start);
+	return problems ? -1 : 0;
+}
+
+static json_t *
+bound_json(const struct tool_arg *a, double x)
+{
+	if (a->type == ARG_INTEGER)
+		return json_integer((json_int_t)x);
+	return json_real(x);
+}
+
+json_t *
+tool_schema(const struct tool *t)
+{
+	const struct tool_arg	*a;
+	const char *const	*c;
+	json_t			*schema, *props, *req, *p, *e;
+
+	schema = json_object();
+	props = json_object();
+	req = json_array();
+	json_object_set_new(schema, "$schema", json_string(SCHEMA_URI));
+	json_object_set_new(schema, "type", json_string("object"));
+	for (a = t->args; a->name != NULL; a++) {
+		p = json_object();
+		json_object_set_new(p, "type",
+		    json_string(type_names[a->type]));
+		if (a->choices != NULL) {
+			e = json_array();
+			for (c = a->choices; *c != NULL; c++)
+				json_array_append_new(e, json_string(*c));
+			json_object_set_new(p, "enum", e);
+		}
+		if (a->flags & ARG_MIN)
+			json_object_set_new(p, "minimum", bound_json(a, a->min));
+		if (a->flags & ARG_MAX)
+			json_object_set_new(p, "maximum", bound_json(a, a->max));
+		json_object_set_new(p, "description",
+		    json_string(a->description));
+		json_object_set_new(props, a->name, p);
+		if (a->flags & ARG_REQUIRED)
+			json_array_append_new(req, json_string(a->name));
+	}
+	json_object_set_new(schema, "properties", props);
+	if (json_array_size(req) > 0)
+		json_object_set_new(schema, "required", req);
+	else
+		json_decref(req);
+	json_object_set_new(schema, "additionalProperties", json_false());
+	return schema;
+}
+
+void
+tool_help(const struct tool *t, struct sbuf *out)
+{
+	const struct tool_arg	*a;
+
+	sbuf_addf(out, "%s — %s\n", t->name, t->description);
+	for (a = t->args; a->name != NULL; a++) {
+		sbuf_addf(out, "  %-16s %s%s", a->name, type_names[a->type],
+		    (a->flags & ARG_REQUIRED) ? ", required" : "");
+		if ((a->flags & ARG_MIN) && (a->flags & ARG_MAX))
+			sbuf_addf(out, ", %g-%g", a->min, a->max);
+		sbuf_addf(out, ": %s\n", a->description);
+	}
+}
+
+const char *
+tool_target_store(const struct tool_ctx *ctx, const json_t *args)
+{
+	const char	*s = tool_arg_str(args, "store", "");
+
+	if (*s == '\0')
+		s = ctx->default_store;
+	/* [newer] store-and-tools §2.6: writes to "unknown" would vanish */
+	if (s == NULL || strcmp(s, "unknown") == 0)
+		return "global";
+	return s;
+}
+
+const char *
+tool_arg_str(const json_t *args, const char *name, const char *dflt)
+{
+	json_t	*v = args ? json_object_get(args, name) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+long long
+tool_arg_int(const json_t *args, const char *name, long long dflt)
+{
+	json_t	*v = args ? json_object_get(args, name) : NULL;
+
+	return json_is_number(v) ? (long long)json_number_value(v) : dflt;
+}
+
+double
+tool_arg_num(const json_t *args, const char *name, double dflt)
+{
+	json_t	*v = args ? json_object_get(args, name) : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int
+tool_arg_bool(const json_t *args, const char *name)
+{
+	json_t	*v = args ? json_object_get(args, name) : NULL;
+
+	return json_is_boolean(v) ? json_is_true(v) : -1;
+}

@@ -1,0 +1,42 @@
+/* tools.h — the rows of tool_table[], one per tool, by family (tools.c). */
+#ifndef THATCH_TOOLS_TOOLS_H
+#define THATCH_TOOLS_TOOLS_H
+
+#include "tools/tool.h"
+
+/*
+ * Each family file exports one `const struct tool tool_<name>` per tool;
+ * tool_table[] in tools.c lists them in registry order (store-and-tools
+ * §4.2). Adding a tool: its row here, its pointer there, its handler in the
+ * family file.
+ */
+
+/* memory.c (rows 1-6) */
+extern const struct tool tool_memory_remember;
+extern const struct tool tool_memory_recall;
+extern const struct tool tool_memory_list;
+extern const struct tool tool_memory_show;
+extern const struct tool tool_memory_forget;
+extern const struct tool tool_store_list;
+
+struct store_hits;
+struct store_query;
+
+/*
+ * Recall (store-and-tools §5.3), shared by memory_recall and `thatch
+ * search`: embed query as a query (BGE prefix), search q with it (the
+ * caller fills everything but vec and dim), stamp recall telemetry on the
+ * hits. hits is replaced; release it even on failure. Returns 0 or -1.
+ */
+int	tool_memory_search(struct tool_ctx *, const char *query,
+	    struct store_query *q, struct store_hits *hits, struct err *);
+
+/* dedup.c (rows 7-8) */
+extern const struct tool tool_find_duplicates;
+extern const struct tool tool_dedup_mark_checked;
+
+/* extraction.c (rows 9-10): extraction_done, get_extraction_payload */
+
+/* predict.c, behavior.c (rows 11-18) */
+
+#endif
