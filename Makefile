@@ -62,6 +62,8 @@ CORE_SRC = \
 	src/core/slug.c \
 	src/core/queue.c \
 	src/core/engine.c \
+	src/core/repo.c \
+	src/core/repo_cache.c \
 	src/core/predict.c \
 	src/core/behavior.c
 
@@ -79,7 +81,10 @@ CLI_SRC = \
 	src/cli/cli.c \
 	src/cli/cmd_version.c \
 	src/cli/cmd_help.c \
-	src/cli/cmd_stores.c
+	src/cli/cmd_stores.c \
+	src/cli/cmd_list.c \
+	src/cli/cmd_show.c \
+	src/cli/cmd_forget.c
 
 LIB_SRC  = $(UTIL_SRC) $(EMBED_SRC) $(CORE_SRC) $(TOOLS_SRC) $(HOST_SRC) \
            $(TEXT_SRC) $(CLI_SRC)

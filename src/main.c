@@ -22,6 +22,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_version_entry,
 	&cmd_help_entry,
 	&cmd_stores_entry,
+	&cmd_list_entry,
+	&cmd_show_entry,
+	&cmd_forget_entry,
 	NULL
 };
 

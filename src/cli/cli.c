@@ -7,8 +7,11 @@
  */
 #include "cli/cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/repo.h"
+#include "core/repo_cache.h"
 #include "core/store.h"
 
 void
@@ -24,6 +27,7 @@ void
 cli_ctx_release(struct cli_ctx *ctx)
 {
 	store_close(ctx->store);
+	free(ctx->repo);
 	paths_release(&ctx->paths);
 	memset(ctx, 0, sizeof(*ctx));
 }
@@ -34,4 +38,28 @@ cli_open_store(struct cli_ctx *ctx)
 	if (ctx->store != NULL)
 		return 0;
 	return store_open(ctx->paths.db_path, &ctx->store, &ctx->err);
+}
+
+const char *
+cli_repo(struct cli_ctx *ctx)
+{
+	struct repo_cache_sql	rc;
+	struct err		saved = ctx->err;
+
+	if (ctx->repo != NULL)
+		return ctx->repo;
+	if (cli_open_store(ctx) == 0) {
+		repo_cache_init(&rc, ctx->store, &ctx->clock);
+		ctx->repo = repo_detect(ctx->paths.project_dir, &rc.cache);
+	} else {
+		ctx->err = saved;	/* detection never fails */
+		ctx->repo = repo_detect(ctx->paths.project_dir, NULL);
+	}
+	return ctx->repo;
+}
+
+const char *
+cli_default_store(struct cli_ctx *ctx)
+{
+	return repo_store_name(cli_repo(ctx));
 }

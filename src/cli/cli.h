@@ -18,6 +18,7 @@ struct cli_ctx {
 	struct paths	 paths;
 	struct clock	 clock;
 	struct store	*store;		/* owned; opened for CMD_STORE */
+	char		*repo;		/* owned; REPO, once detected */
 	struct err	 err;
 };
 
@@ -26,5 +27,21 @@ void	cli_ctx_release(struct cli_ctx *);
 
 /* Open ctx->store if not yet open. Returns 0, or -1 with ctx->err set. */
 int	cli_open_store(struct cli_ctx *);
+
+/*
+ * REPO (hosts-hooks-cli §0.5, store-and-tools §2.3): the raw identity of
+ * paths.project_dir, "unknown" when none, detected once per process with
+ * the repo_paths cache of the opened store (the store is opened first when
+ * it can be; without it detection runs uncached). Never fails. Borrowed
+ * for the life of ctx. Use this where "unknown" must stay visible (recall
+ * searches [REPO, global]).
+ */
+const char *cli_repo(struct cli_ctx *);
+
+/*
+ * The default store of store-scoped commands: cli_repo mapped "unknown" ->
+ * "global" (§2.6). Borrowed for the life of ctx.
+ */
+const char *cli_default_store(struct cli_ctx *);
 
 #endif

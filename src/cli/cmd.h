@@ -40,6 +40,9 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_stores_entry;
+extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_show_entry;
+extern const struct cmd_entry cmd_forget_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];

@@ -1,0 +1,58 @@
+/*
+ * cmd_forget.c — `thatch forget <label> [store]`: delete one memory and its
+ * dedup verdicts (hosts-hooks-cli §1.3). An unknown label is not an error:
+ * it prints the not-found line and exits 0.
+ *
+ * deviation (issue 3): a missing or empty label is a usage error, exit 2;
+ * a hash-fallback label that matches nothing fails with one line, as in
+ * cmd_show.c.
+ */
+#include "cli/cmd.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/slug.h"
+#include "core/store.h"
+#include "util/err.h"
+
+static int
+cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	const char	*store;
+	char		*slug;
+	bool		 found;
+	int		 rc = CMD_FAILED;
+
+	if (argc < 1 || *argv[0] == '\0')
+		return CMD_USAGE;
+	store = argc > 1 && *argv[1] != '\0' ? argv[1] : cli_default_store(ctx);
+	slug = slug_make(argv[0], strlen(argv[0]));
+	if (store_forget(ctx->store, store, slug, &found, &ctx->err) != 0)
+		goto out;
+	if (!found && slug_is_hashed(argv[0], strlen(argv[0]))) {
+		err_set(&ctx->err, "label \"%s\" has no letter or digit, so it "
+		    "names memory \"%s\", and store \"%s\" has none", argv[0],
+		    slug, store);
+		goto out;
+	}
+	if (found)
+		printf("[forgotten] %s :: %s\n", store, argv[0]);
+	else
+		printf("No memory labeled \"%s\" in \"%s\".\n", argv[0], store);
+	rc = 0;
+out:
+	free(slug);
+	return rc;
+}
+
+const struct cmd_entry cmd_forget_entry = {
+	.name = "forget",
+	.usage = "<label> [store]",
+	.summary = "delete a memory",
+	.flags = CMD_STORE,
+	.exec = cmd_forget_exec,
+};

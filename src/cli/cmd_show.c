@@ -1,0 +1,82 @@
+/*
+ * cmd_show.c — `thatch show <label> [store]`: one memory in full
+ * (hosts-hooks-cli §1.3), found by slug, so any spelling with the same slug
+ * finds it. An unknown label prints the not-found line and exits 0.
+ *
+ * deviation (issue 3): a missing or empty label is a usage error, exit 2;
+ * a label with no letter or digit (hash-fallback slug, store-and-tools
+ * §3.1 step 7) that matches nothing fails with one line saying why, since
+ * the user almost certainly mistyped it.
+ */
+#include "cli/cmd.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/slug.h"
+#include "core/store.h"
+#include "util/err.h"
+
+/* The stored content without its "# <label>\n\n" heading (§1.3). */
+static const char *
+body_of(const char *content)
+{
+	const char	*nl;
+
+	if (strncmp(content, "# ", 2) != 0)
+		return content;
+	nl = strchr(content + 2, '\n');
+	if (nl == NULL || nl == content + 2 || nl[1] != '\n')
+		return content;
+	return nl + 2;
+}
+
+static int
+cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct store_entry	 e;
+	const char		*store;
+	char			*slug;
+	bool			 found;
+	int			 rc = CMD_FAILED;
+
+	if (argc < 1 || *argv[0] == '\0')
+		return CMD_USAGE;
+	store = argc > 1 && *argv[1] != '\0' ? argv[1] : cli_default_store(ctx);
+	slug = slug_make(argv[0], strlen(argv[0]));
+	if (store_get(ctx->store, store, slug, &e, &found, &ctx->err) != 0)
+		goto out;
+	if (!found && slug_is_hashed(argv[0], strlen(argv[0]))) {
+		err_set(&ctx->err, "label \"%s\" has no letter or digit, so it "
+		    "names memory \"%s\", and store \"%s\" has none", argv[0],
+		    slug, store);
+		goto out;
+	}
+	if (!found)
+		printf("No memory labeled \"%s\" in \"%s\".\n", argv[0], store);
+	else {
+		printf("[%s] %s\n", e.store, e.label);
+		if (e.branch != NULL && *e.branch != '\0')
+			printf("branch: %s\n", e.branch);
+		if (e.confidence != 0)
+			printf("confidence: %d\n", e.confidence);
+		printf("created: %s  updated: %s\n\n%s\n", e.created_at,
+		    e.updated_at, body_of(e.content));
+		store_entry_release(&e);
+	}
+	rc = 0;
+out:
+	free(slug);
+	return rc;
+}
+
+const struct cmd_entry cmd_show_entry = {
+	.name = "show",
+	.usage = "<label> [store]",
+	.summary = "print one memory in full",
+	.flags = CMD_STORE,
+	.exec = cmd_show_exec,
+};
