@@ -54,16 +54,21 @@ UTIL_SRC = \
 	src/util/utf8.c
 
 EMBED_SRC = \
+	src/embed/st.c \
+	src/embed/tok.c \
+	src/embed/bert.c \
+	src/embed/hub.c \
+	src/embed/model.c
 
 CORE_SRC = \
 	src/core/store.c \
 	src/core/store_entries.c \
 	src/core/store_search.c \
 	src/core/slug.c \
-	src/core/queue.c \
-	src/core/engine.c \
 	src/core/repo.c \
 	src/core/repo_cache.c \
+	src/core/queue.c \
+	src/core/engine.c \
 	src/core/predict.c \
 	src/core/behavior.c
 
@@ -72,12 +77,12 @@ TOOLS_SRC = \
 HOST_SRC = \
 
 TEXT_SRC = \
-	src/text/behaviors.c
-
-CLI_SRC = \
 	src/text/nudge.c \
 	src/text/block.c \
 	src/text/skills.c \
+	src/text/behaviors.c
+
+CLI_SRC = \
 	src/cli/cli.c \
 	src/cli/cmd_version.c \
 	src/cli/cmd_help.c \
@@ -147,8 +152,6 @@ deps:
 clean:
 	rm -rf build build-san thatch
 
-# Everything after this point is bookkeeping.
-.PHONY: all units check test valgrind lint bench install deps clean
 # The skill texts are Markdown (src/text/skills/); skills.c includes the C
 # rows scripts/gen-skills makes of them.
 SKILLS_MD = $(wildcard src/text/skills/*.md) src/text/skills/skills.list
@@ -158,5 +161,7 @@ $(O)/gen/skills.inc: scripts/gen-skills $(SKILLS_MD)
 $(O)/src/text/skills.o: $(O)/gen/skills.inc
 $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
+# Everything after this point is bookkeeping.
+.PHONY: all units check test valgrind lint bench install deps clean
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

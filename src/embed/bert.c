@@ -1,0 +1,498 @@
+/*
+ * bert.c — the forward pass of Hugging Face's BertModel in inference mode,
+ * mean pooling and L2 normalisation: the vectors transformers.js computes
+ * with onnxruntime, to within 1e-5 per component.
+ *
+ * Knows tensors and shapes, not tokens or files. Matrix products go
+ * through CBLAS (OpenBLAS); everything else is plain loops.
+ *  1. Weights are row-major [out, in] as PyTorch stores them, so every
+ *     linear layer is one sgemm with B transposed; nothing is repacked and
+ *     F32 weights are read straight from the file's mapping.
+ *  2. Q, K and V land side by side in one [n, 3H] buffer (ldc = 3H), so
+ *     each head's attention reads its slices in place.
+ *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config;
+ *     GELU is the exact erf form, not the tanh approximation.
+ *  4. bert_embed allocates nothing: all scratch lives in struct bert_ws,
+ *     sized once for the longest sequence.
+ */
+#define _GNU_SOURCE	/* dlsym's RTLD_DEFAULT */
+#include "embed/bert.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <jansson.h>
+
+#include "embed/st.h"
+#include "util/err.h"
+#include "util/jsonx.h"
+#include "util/xmalloc.h"
+
+struct layer {
+	const float	*wq, *bq, *wk, *bk, *wv, *bv;
+	const float	*wo, *bo, *ln1_g, *ln1_b;
+	const float	*wi, *bi, *wd, *bd, *ln2_g, *ln2_b;
+};
+
+struct bert {
+	struct bert_config	 cfg;
+	int			 threads;
+	const struct st_tensor	*word;		/* any dtype, read per row */
+	const float		*pos, *type, *ln_g, *ln_b;
+	struct layer		*layer;		/* owned */
+	float			**copies;	/* owned: widened tensors */
+	int			 ncopies;
+};
+
+struct bert_ws {
+	int	 max;
+	float	*x, *tmp, *ctx;		/* [max, H] */
+	float	*qkv;			/* [max, 3H] */
+	float	*inter;			/* [max, I] */
+	float	*scores;		/* [max, max] */
+	double	*pool;			/* [H] */
+};
+
+/* A positive integer setting in [1, max], else -1. */
+static int
+config_int(const json_t *cfg, const char *key, int max, const char *path,
+    int *out, struct err *err)
+{
+	const json_t	*v = jsonx_get(cfg, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > max)
+		return err_set(err, "'%s': %s is missing or out of range",
+		    path, key);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+int
+bert_config_parse(const struct json_t *cfg, const char *path,
+    struct bert_config *c, struct err *err)
+{
+	const char	*s;
+	const json_t	*v;
+
+	if (!json_is_object(cfg))
+		return err_set(err, "'%s' is not a JSON object", path);
+	s = jsonx_str(cfg, "model_type");
+	if (s != NULL && strcmp(s, "bert") != 0)
+		return err_set(err, "'%s': model_type '%s' is not supported; "
+		    "thatch runs BERT encoders (bge, all-MiniLM, e5, gte)",
+		    path, s);
+	s = jsonx_str(cfg, "hidden_act");
+	if (s != NULL && strcmp(s, "gelu") != 0)
+		return err_set(err, "'%s': hidden_act '%s' is not supported "
+		    "(thatch runs exact GELU)", path, s);
+	s = jsonx_str(cfg, "position_embedding_type");
+	if (s != NULL && strcmp(s, "absolute") != 0)
+		return err_set(err, "'%s': position_embedding_type '%s' is "
+		    "not supported", path, s);
+	if (config_int(cfg, "hidden_size", 8192, path, &c->hidden, err) ||
+	    config_int(cfg, "num_hidden_layers", 128, path, &c->layers,
+	    err) ||
+	    config_int(cfg, "num_attention_heads", 256, path, &c->heads,
+	    err) ||
+	    config_int(cfg, "intermediate_size", 65536, path, &c->inter,
+	    err) ||
+	    config_int(cfg, "vocab_size", 1 << 22, path, &c->vocab, err) ||
+	    config_int(cfg, "max_position_embeddings", 8192, path,
+	    &c->max_pos, err))
+		return -1;
+	c->type_vocab = 2;
+	if (jsonx_get(cfg, "type_vocab_size") != NULL &&
+	    config_int(cfg, "type_vocab_size", 1024, path, &c->type_vocab,
+	    err) != 0)
+		return -1;
+	if (c->hidden % c->heads != 0)
+		return err_set(err, "'%s': hidden_size %d is not a multiple "
+		    "of num_attention_heads %d", path, c->hidden, c->heads);
+	c->eps = 1e-12;
+	v = jsonx_get(cfg, "layer_norm_eps");
+	if (v != NULL) {
+		if (!json_is_number(v) || json_number_value(v) <= 0 ||
+		    json_number_value(v) > 1)
+			return err_set(err, "'%s': bad layer_norm_eps", path);
+		c->eps = json_number_value(v);
+	}
+	return 0;
+}
+
+/*
+ * OpenBLAS 0.3.21 (Debian 12) does not know Zen 4 and runs its Haswell
+ * kernels there, at half the speed of its AVX-512 (SkylakeX) ones, which
+ * the CPU runs correctly. Its own switch, OPENBLAS_CORETYPE, is read once
+ * at load; when it is unset, select SkylakeX the same way through the
+ * library's exported dynamic-arch hooks. Looked up with dlsym so that
+ * builds without dynamic arch (no such symbols) keep their choice.
+ */
+static void
+blas_tune(void)
+{
+	void	(*quit)(void), (*init)(void);
+	char	*name;
+
+	if (getenv("OPENBLAS_CORETYPE") != NULL ||
+	    !__builtin_cpu_supports("avx512f") ||
+	    !__builtin_cpu_supports("avx512bw") ||
+	    !__builtin_cpu_supports("avx512dq") ||
+	    !__builtin_cpu_supports("avx512vl"))
+		return;
+	name = openblas_get_corename();
+	if (name == NULL ||
+	    (strcmp(name, "Haswell") != 0 && strcmp(name, "Zen") != 0))
+		return;
+	*(void **)&quit = dlsym(RTLD_DEFAULT, "gotoblas_dynamic_quit");
+	*(void **)&init = dlsym(RTLD_DEFAULT, "gotoblas_dynamic_init");
+	if (quit == NULL || init == NULL)
+		return;
+	setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+	quit();
+	init();
+	unsetenv("OPENBLAS_CORETYPE");
+}
+
+/*
+ * The F32 data of tensor prefix+name after checking its shape ([d0] when
+ * d1 is 0, else [d0, d1]); widened into a copy the bert owns unless it is
+ * aligned F32.
+ */
+static const float *
+weight(struct bert *b, const struct st *st, const char *prefix,
+    const char *name, int64_t d0, int64_t d1, struct err *err)
+{
+	const struct st_tensor	*t;
+	char			 full[256];
+	float			*copy;
+
+	snprintf(full, sizeof(full), "%s%s", prefix, name);
+	t = st_find(st, full);
+	if (t == NULL) {
+		err_set(err, "tensor '%s' is missing", full);
+		return NULL;
+	}
+	if (t->ndim != (d1 ? 2 : 1) || t->shape[0] != d0 ||
+	    (d1 && t->shape[1] != d1)) {
+		err_set(err, "tensor '%s' has shape [%lld%s%lld], config.json "
+		    "says [%lld%s%lld]", full, (long long)t->shape[0],
+		    t->ndim > 1 ? ", " : "", t->ndim > 1 ?
+		    (long long)t->shape[1] : 0LL, (long long)d0,
+		    d1 ? ", " : "", (long long)d1);
+		return NULL;
+	}
+	if (t->dtype == ST_F32 && ((uintptr_t)t->data & 3) == 0)
+		return t->data;
+	copy = xreallocarray(NULL, (size_t)t->count, sizeof(float));
+	st_read(t, 0, t->count, copy);
+	b->copies = xreallocarray(b->copies, (size_t)b->ncopies + 1,
+	    sizeof(*b->copies));
+	b->copies[b->ncopies++] = copy;
+	return copy;
+}
+
+static int
+bind_layer(struct bert *b, const struct st *st, const char *prefix, int l,
+    struct err *err)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+		int		 d0, d1;	/* 'H' hidden, 'I' inter, 0 */
+	} tab[] = {
+#define W(n, f, a, c) { n, offsetof(struct layer, f), a, c }
+		W("attention.self.query.weight", wq, 'H', 'H'),
+		W("attention.self.query.bias", bq, 'H', 0),
+		W("attention.self.key.weight", wk, 'H', 'H'),
+		W("attention.self.key.bias", bk, 'H', 0),
+		W("attention.self.value.weight", wv, 'H', 'H'),
+		W("attention.self.value.bias", bv, 'H', 0),
+		W("attention.output.dense.weight", wo, 'H', 'H'),
+		W("attention.output.dense.bias", bo, 'H', 0),
+		W("attention.output.LayerNorm.weight", ln1_g, 'H', 0),
+		W("attention.output.LayerNorm.bias", ln1_b, 'H', 0),
+		W("intermediate.dense.weight", wi, 'I', 'H'),
+		W("intermediate.dense.bias", bi, 'I', 0),
+		W("output.dense.weight", wd, 'H', 'I'),
+		W("output.dense.bias", bd, 'H', 0),
+		W("output.LayerNorm.weight", ln2_g, 'H', 0),
+		W("output.LayerNorm.bias", ln2_b, 'H', 0),
+#undef W
+	};
+	char		 name[128];
+	const float	*w;
+	size_t		 i;
+	int64_t		 dim[3] = { 0 };
+
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		dim[1] = tab[i].d0 == 'H' ? b->cfg.hidden : b->cfg.inter;
+		dim[2] = tab[i].d1 == 0 ? 0 :
+		    tab[i].d1 == 'H' ? b->cfg.hidden : b->cfg.inter;
+		snprintf(name, sizeof(name), "encoder.layer.%d.%s", l,
+		    tab[i].name);
+		w = weight(b, st, prefix, name, dim[1], dim[2], err);
+		if (w == NULL)
+			return -1;
+		memcpy((char *)&b->layer[l] + tab[i].off, &w, sizeof(w));
+	}
+	return 0;
+}
+
+int
+bert_new(const struct st *st, const struct bert_config *cfg, int threads,
+    struct bert **out, struct err *err)
+{
+	struct bert	*b;
+	const char	*prefix;
+	int		 l, rc = -1;
+
+	*out = NULL;
+	blas_tune();
+	b = xcalloc(1, sizeof(*b));
+	b->cfg = *cfg;
+	b->threads = threads < 1 ? 1 : threads;
+	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));
+	prefix = st_find(st, "bert.embeddings.word_embeddings.weight") ?
+	    "bert." : "";
+	b->word = st_find(st, "embeddings.word_embeddings.weight");
+	if (*prefix != '\0')
+		b->word = st_find(st, "bert.embeddings.word_embeddings.weight");
+	if (b->word == NULL) {
+		err_set(err, "tensor 'embeddings.word_embeddings.weight' is "
+		    "missing");
+		goto out;
+	}
+	if (b->word->ndim != 2 || b->word->shape[0] != cfg->vocab ||
+	    b->word->shape[1] != cfg->hidden) {
+		err_set(err, "tensor 'embeddings.word_embeddings.weight' does "
+		    "not have shape [%d, %d]", cfg->vocab, cfg->hidden);
+		goto out;
+	}
+	if ((b->pos = weight(b, st, prefix,
+	    "embeddings.position_embeddings.weight", cfg->max_pos,
+	    cfg->hidden, err)) == NULL ||
+	    (b->type = weight(b, st, prefix,
+	    "embeddings.token_type_embeddings.weight", cfg->type_vocab,
+	    cfg->hidden, err)) == NULL ||
+	    (b->ln_g = weight(b, st, prefix, "embeddings.LayerNorm.weight",
+	    cfg->hidden, 0, err)) == NULL ||
+	    (b->ln_b = weight(b, st, prefix, "embeddings.LayerNorm.bias",
+	    cfg->hidden, 0, err)) == NULL)
+		goto out;
+	for (l = 0; l < cfg->layers; l++) {
+		if (bind_layer(b, st, prefix, l, err) != 0)
+			goto out;
+	}
+	*out = b;
+	b = NULL;
+	rc = 0;
+out:
+	bert_free(b);
+	return rc;
+}
+
+void
+bert_free(struct bert *b)
+{
+	int	i;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < b->ncopies; i++)
+		free(b->copies[i]);
+	free(b->copies);
+	free(b->layer);
+	free(b);
+}
+
+static float *
+ws_alloc(size_t rows, size_t cols)
+{
+	return xreallocarray(NULL, rows * cols, sizeof(float));
+}
+
+struct bert_ws *
+bert_ws_new(const struct bert_config *cfg, int max_tokens)
+{
+	struct bert_ws	*ws = xcalloc(1, sizeof(*ws));
+	size_t		 n = (size_t)max_tokens, h = (size_t)cfg->hidden;
+
+	ws->max = max_tokens;
+	ws->x = ws_alloc(n, h);
+	ws->tmp = ws_alloc(n, h);
+	ws->ctx = ws_alloc(n, h);
+	ws->qkv = ws_alloc(n, 3 * h);
+	ws->inter = ws_alloc(n, (size_t)cfg->inter);
+	ws->scores = ws_alloc(n, n);
+	ws->pool = xreallocarray(NULL, h, sizeof(double));
+	return ws;
+}
+
+void
+bert_ws_free(struct bert_ws *ws)
+{
+	if (ws == NULL)
+		return;
+	free(ws->x);
+	free(ws->tmp);
+	free(ws->ctx);
+	free(ws->qkv);
+	free(ws->inter);
+	free(ws->scores);
+	free(ws->pool);
+	free(ws);
+}
+
+/* y[n, out] (+)= x[n, in] . w[out, in]^T, with leading dimension ldy. */
+static void
+linear(const float *x, int n, int in, const float *w, int out, float *y,
+    int ldy, float beta)
+{
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
+	    1.0f, x, in, w, in, beta, y, ldy);
+}
+
+/* y = LN(y + bias) * g + b, row by row. */
+static void
+layer_norm(float *y, int n, int h, const float *bias, const float *g,
+    const float *b, double eps)
+{
+	float	*r, mean, var, d, inv;
+	int	 i, j;
+
+	for (i = 0; i < n; i++) {
+		r = y + (size_t)i * h;
+		mean = 0;
+		for (j = 0; j < h; j++) {
+			if (bias != NULL)
+				r[j] += bias[j];
+			mean += r[j];
+		}
+		mean /= (float)h;
+		var = 0;
+		for (j = 0; j < h; j++) {
+			d = r[j] - mean;
+			var += d * d;
+		}
+		var /= (float)h;
+		inv = 1.0f / sqrtf(var + (float)eps);
+		for (j = 0; j < h; j++)
+			r[j] = (r[j] - mean) * inv * g[j] + b[j];
+	}
+}
+
+static void
+softmax(float *r, int n)
+{
+	float	max = r[0], sum = 0;
+	int	j;
+
+	for (j = 1; j < n; j++)
+		max = r[j] > max ? r[j] : max;
+	for (j = 0; j < n; j++) {
+		r[j] = expf(r[j] - max);
+		sum += r[j];
+	}
+	sum = 1.0f / sum;
+	for (j = 0; j < n; j++)
+		r[j] *= sum;
+}
+
+/* y = GELU(y + bias), exact erf form. */
+static void
+gelu(float *y, int n, int w, const float *bias)
+{
+	float	v;
+	int	i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < w; j++) {
+			v = y[(size_t)i * w + j] + bias[j];
+			y[(size_t)i * w + j] = 0.5f * v *
+			    (1.0f + erff(v * (float)M_SQRT1_2));
+		}
+	}
+}
+
+static void
+attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
+    int n)
+{
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
+	float	 scale = 1.0f / sqrtf((float)d);
+
+	for (i = 0; i < n; i++) {
+		memcpy(ws->qkv + (size_t)i * 3 * h, L->bq, h * sizeof(float));
+		memcpy(ws->qkv + (size_t)i * 3 * h + h, L->bk,
+		    h * sizeof(float));
+		memcpy(ws->qkv + (size_t)i * 3 * h + 2 * h, L->bv,
+		    h * sizeof(float));
+	}
+	linear(ws->x, n, h, L->wq, h, ws->qkv, 3 * h, 1);
+	linear(ws->x, n, h, L->wk, h, ws->qkv + h, 3 * h, 1);
+	linear(ws->x, n, h, L->wv, h, ws->qkv + 2 * h, 3 * h, 1);
+	for (k = 0; k < b->cfg.heads; k++) {
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
+		    scale, ws->qkv + k * d, 3 * h, ws->qkv + h + k * d,
+		    3 * h, 0, ws->scores, n);
+		for (i = 0; i < n; i++)
+			softmax(ws->scores + (size_t)i * n, n);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
+		    n, 1, ws->scores, n, ws->qkv + 2 * h + k * d, 3 * h, 0,
+		    ws->ctx + k * d, h);
+	}
+	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
+	linear(ws->ctx, n, h, L->wo, h, ws->tmp, h, 1);
+	layer_norm(ws->tmp, n, h, L->bo, L->ln1_g, L->ln1_b, b->cfg.eps);
+}
+
+static void
+feed_forward(const struct bert *b, const struct layer *L,
+    struct bert_ws *ws, int n)
+{
+	int	h = b->cfg.hidden, in = b->cfg.inter;
+
+	linear(ws->tmp, n, h, L->wi, in, ws->inter, in, 0);
+	gelu(ws->inter, n, in, L->bi);
+	memcpy(ws->x, ws->tmp, (size_t)n * h * sizeof(float));
+	linear(ws->inter, n, in, L->wd, h, ws->x, h, 1);
+	layer_norm(ws->x, n, h, L->bd, L->ln2_g, L->ln2_b, b->cfg.eps);
+}
+
+void
+bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
+    int n, float *out)
+{
+	int	 h = b->cfg.hidden, i, j, l;
+	double	*sum = ws->pool, norm = 0;
+	float	*r;
+
+	openblas_set_num_threads(b->threads);
+	for (i = 0; i < n; i++) {
+		r = ws->x + (size_t)i * h;
+		st_read(b->word, (int64_t)ids[i] * h, h, r);
+		for (j = 0; j < h; j++)
+			r[j] += b->pos[(size_t)i * h + j] + b->type[j];
+	}
+	layer_norm(ws->x, n, h, NULL, b->ln_g, b->ln_b, b->cfg.eps);
+	for (l = 0; l < b->cfg.layers; l++) {
+		attention(b, &b->layer[l], ws, n);
+		feed_forward(b, &b->layer[l], ws, n);
+	}
+	for (j = 0; j < h; j++)
+		sum[j] = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < h; j++)
+			sum[j] += ws->x[(size_t)i * h + j];
+	}
+	for (j = 0; j < h; j++)
+		norm += sum[j] * sum[j];
+	norm = norm > 0 ? sqrt(norm) : 1;
+	for (j = 0; j < h; j++)
+		out[j] = (float)(sum[j] / norm);
+}

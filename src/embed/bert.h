@@ -1,0 +1,59 @@
+/* bert.h — the BERT encoder forward pass over CBLAS (bert.c). */
+#ifndef THATCH_EMBED_BERT_H
+#define THATCH_EMBED_BERT_H
+
+#include <stdint.h>
+
+struct err;
+struct json_t;
+struct st;
+
+/* The shape of a BERT encoder, from config.json. */
+struct bert_config {
+	int	hidden;		/* hidden_size */
+	int	layers;		/* num_hidden_layers */
+	int	heads;		/* num_attention_heads */
+	int	inter;		/* intermediate_size */
+	int	vocab;		/* vocab_size */
+	int	max_pos;	/* max_position_embeddings */
+	int	type_vocab;	/* type_vocab_size */
+	double	eps;		/* layer_norm_eps */
+};
+
+/*
+ * Read config.json's object into cfg. Anything but a BERT encoder with
+ * absolute positions and exact GELU is refused with a message naming the
+ * setting; path is only used in messages.
+ */
+int	bert_config_parse(const struct json_t *, const char *path,
+	    struct bert_config *, struct err *);
+
+/* Weights bound to a safetensors file; the st must outlive the bert. */
+struct bert;
+
+/*
+ * Bind every tensor of a BertModel in st (optionally under "bert.") after
+ * checking each one's presence and shape against cfg. F32 tensors are used
+ * in place; F16 and BF16 ones are widened to F32 copies, except the word
+ * embeddings, which are widened row by row as tokens need them. threads is
+ * the most BLAS threads to use (>= 1). Free with bert_free.
+ */
+int	bert_new(const struct st *, const struct bert_config *, int threads,
+	    struct bert **, struct err *);
+void	bert_free(struct bert *);
+
+/* Scratch memory for sequences of up to max_tokens, allocated once. */
+struct bert_ws;
+
+struct bert_ws *bert_ws_new(const struct bert_config *, int max_tokens);
+void	bert_ws_free(struct bert_ws *);
+
+/*
+ * Run the encoder on ids[n] (0 < n <= the workspace's max_tokens, every
+ * id < cfg.vocab), mean-pool the last hidden state over all n positions
+ * and L2-normalise into out[cfg.hidden]. Allocates nothing.
+ */
+void	bert_embed(const struct bert *, struct bert_ws *, const int32_t *ids,
+	    int n, float *out);
+
+#endif

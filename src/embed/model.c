@@ -1,0 +1,342 @@
+/*
+ * model.c — the embedding model as the rest of thatch sees it: resolve an
+ * id to a folder (downloading what is missing), load tokenizer, config and
+ * weights, and turn text into one normalised vector.
+ *
+ * Knows nothing of memories (DESIGN principle 3).
+ *  1. A Hub id resolves to <cache_dir>/<id>/; a folder that exists, or an
+ *     id starting with '/', '.' or '~', is used in place and never
+ *     downloaded into.
+ *  2. A cached model is complete when config.json, model.safetensors and
+ *     vocab.txt or tokenizer.json are present; only then is the network
+ *     skipped, and only missing files are fetched.
+ *  3. The id Xenova/bge-small-en-v1.5 (what users of the original set) is
+ *     fetched from BAAI/bge-small-en-v1.5, whose safetensors hold the same
+ *     weights as Xenova's ONNX export; both are tagged MODEL_DEFAULT_TAG
+ *     so that rows from either implementation read as one space
+ *     (store-and-tools §7).
+ *  4. model_embed allocates nothing but the tokenizer's scratch: ids, the
+ *     prefixed text and the encoder's workspace are reused.
+ */
+#include "embed/model.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "embed/bert.h"
+#include "embed/hub.h"
+#include "embed/st.h"
+#include "embed/tok.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/jsonx.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+/* transformers.js truncates at the tokenizer's model_max_length. */
+#define MODEL_MAX_TOKENS	512
+
+struct model {
+	char			*dir;		/* owned */
+	char			*tag;		/* owned */
+	struct st		*st;		/* owned */
+	struct tok		*tok;		/* owned */
+	struct bert		*bert;		/* owned */
+	struct bert_ws		*ws;		/* owned */
+	struct bert_config	 cfg;
+	int			 max_tokens;
+	int32_t			*ids;		/* owned: [max_tokens] */
+	struct sbuf		 text;		/* prefix + text */
+};
+
+/* Files fetched for a Hub model, in order; required ones fail the pull. */
+static const struct {
+	const char	*name;
+	bool		 required;
+} model_files[] = {
+	{ "config.json", true },
+	{ "tokenizer_config.json", false },
+	{ "vocab.txt", false },
+	{ "tokenizer.json", false },
+	{ "model.safetensors", true },
+};
+
+void
+model_opts_init(struct model_opts *o, const struct paths *p)
+{
+	const char	*v;
+	char		*end;
+	long		 n;
+
+	memset(o, 0, sizeof(*o));
+	v = path_env("THATCH_MODEL");
+	o->id = xstrdup(v ? v : MODEL_DEFAULT_ID);
+	v = path_env("HF_HOME");
+	o->cache_dir = v ? xstrdup(v) :
+	    path_join(p->cache_home, "thatch/models");
+	v = path_env("HF_ENDPOINT");
+	o->endpoint = xstrdup(v ? v : "https://huggingface.co");
+	v = path_env("HF_TOKEN");
+	o->token = v ? xstrdup(v) : NULL;
+	v = path_env("THATCH_THREADS");
+	if (v != NULL) {
+		n = strtol(v, &end, 10);
+		if (*end == '\0' && n > 0 && n < 1024)
+			o->threads = (int)n;
+	}
+	o->download = true;
+	o->progress = true;
+}
+
+void
+model_opts_release(struct model_opts *o)
+{
+	free(o->id);
+	free(o->cache_dir);
+	free(o->endpoint);
+	free(o->token);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool
+is_dir(const char *path)
+{
+	struct stat	sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* A Hub id: "name" or "owner/name" of [A-Za-z0-9._-], no "..". */
+static bool
+is_hub_id(const char *id)
+{
+	const char	*p;
+	int		 slashes = 0;
+
+	if (*id == '\0' || *id == '.' || *id == '-' || strstr(id, "..") ||
+	    id[strlen(id) - 1] == '/')
+		return false;
+	for (p = id; *p; p++) {
+		if (*p == '/')
+			slashes++;
+		else if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' &&
+		    *p <= 'Z') && !(*p >= '0' && *p <= '9') &&
+		    !strchr("._-", *p))
+			return false;
+	}
+	return slashes <= 1;
+}
+
+static bool
+has_file(const char *dir, const char *name)
+{
+	char	*p = path_join(dir, name);
+	bool	 ok = fileio_exists(p);
+
+	free(p);
+	return ok;
+}
+
+static bool
+complete(const char *dir)
+{
+	return has_file(dir, "config.json") &&
+	    has_file(dir, "model.safetensors") &&
+	    (has_file(dir, "vocab.txt") || has_file(dir, "tokenizer.json"));
+}
+
+/* Fetch what dir lacks of hub id from the endpoint. */
+static int
+download(const struct model_opts *o, const char *hub, const char *dir,
+    struct err *err)
+{
+	char	*url, *path;
+	size_t	 i;
+	int	 r = 0;
+
+	for (i = 0; i < sizeof(model_files) / sizeof(model_files[0]); i++) {
+		if (has_file(dir, model_files[i].name))
+			continue;
+		/* one tokenizer is enough: tokenizer.json only without vocab */
+		if (strcmp(model_files[i].name, "tokenizer.json") == 0 &&
+		    has_file(dir, "vocab.txt"))
+			continue;
+		url = xasprintf("%s/%s/resolve/main/%s", o->endpoint, hub,
+		    model_files[i].name);
+		path = path_join(dir, model_files[i].name);
+		r = hub_fetch(url, path, o->token, o->progress, err);
+		if (r == 1 && model_files[i].required)
+			err_set(err, "%s answered 404 for %s", o->endpoint,
+			    url);
+		free(url);
+		free(path);
+		if (r < 0 || (r == 1 && model_files[i].required))
+			return -1;
+	}
+	if (!complete(dir))
+		return err_set(err, "%s has neither vocab.txt nor "
+		    "tokenizer.json for '%s'", o->endpoint, hub);
+	return 0;
+}
+
+/* opts->id to a folder holding a complete model (rule 1 and 2). */
+static int
+resolve(const struct model_opts *o, char **dir, struct err *err)
+{
+	const char	*hub = o->id;
+
+	*dir = NULL;
+	if (is_dir(o->id) || strchr("/.~", o->id[0]) != NULL) {
+		if (!complete(o->id))
+			return err_set(err, "model folder '%s' needs "
+			    "config.json, model.safetensors and vocab.txt or "
+			    "tokenizer.json (check THATCH_MODEL)", o->id);
+		*dir = xstrdup(o->id);
+		return 0;
+	}
+	if (!is_hub_id(o->id))
+		return err_set(err, "THATCH_MODEL '%s' is neither a model "
+		    "folder nor a Hugging Face model id", o->id);
+	if (strcmp(o->id, MODEL_DEFAULT_TAG) == 0)
+		hub = MODEL_DEFAULT_ID;
+	*dir = path_join(o->cache_dir, hub);
+	if (complete(*dir))
+		return 0;
+	if (!o->download)
+		err_set(err, "model '%s' is not downloaded", hub);
+	if (!o->download || download(o, hub, *dir, err) != 0) {
+		err_wrap(err, "cannot get model '%s' (%s): run `thatch model "
+		    "pull` when online, or set THATCH_MODEL to a model folder",
+		    hub, *dir);
+		free(*dir);
+		*dir = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+load_config(const char *dir, struct bert_config *cfg, struct err *err)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*v = NULL;
+	char		*path = path_join(dir, "config.json");
+	int		 rc = -1;
+
+	if (fileio_read(path, &sb, err) != 0)
+		err_set(err, "cannot read '%s'", path);
+	else if ((v = jsonx_parse(sb.buf, sb.len, path, err)) != NULL)
+		rc = bert_config_parse(v, path, cfg, err);
+	json_decref(v);
+	sbuf_release(&sb);
+	free(path);
+	return rc;
+}
+
+static int
+machine_threads(int want)
+{
+	long	cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cores < 1)
+		cores = 1;
+	/* more threads than cores never helps a compute-bound sgemm */
+	return want > 0 && want < cores ? want : (int)cores;
+}
+
+int
+model_open(const struct model_opts *o, struct model **out, struct err *err)
+{
+	struct model	*m;
+	char		*path = NULL;
+	int		 rc = -1;
+
+	*out = NULL;
+	m = xcalloc(1, sizeof(*m));
+	sbuf_init(&m->text);
+	if (resolve(o, &m->dir, err) != 0)
+		goto out;
+	m->tag = xstrdup(strcmp(o->id, MODEL_DEFAULT_ID) == 0 ?
+	    MODEL_DEFAULT_TAG : o->id);
+	path = path_join(m->dir, "model.safetensors");
+	if (load_config(m->dir, &m->cfg, err) != 0 ||
+	    tok_new(m->dir, &m->tok, err) != 0 ||
+	    st_open(path, &m->st, err) != 0)
+		goto out;
+	if (bert_new(m->st, &m->cfg, machine_threads(o->threads), &m->bert,
+	    err) != 0) {
+		err_wrap(err, "'%s'", path);
+		goto out;
+	}
+	if (tok_vocab_size(m->tok) > m->cfg.vocab) {
+		err_set(err, "'%s': the tokenizer has %d tokens, the model "
+		    "%d embeddings", m->dir, tok_vocab_size(m->tok),
+		    m->cfg.vocab);
+		goto out;
+	}
+	m->max_tokens = m->cfg.max_pos < MODEL_MAX_TOKENS ? m->cfg.max_pos :
+	    MODEL_MAX_TOKENS;
+	m->ids = xreallocarray(NULL, (size_t)m->max_tokens, sizeof(*m->ids));
+	m->ws = bert_ws_new(&m->cfg, m->max_tokens);
+	*out = m;
+	m = NULL;
+	rc = 0;
+out:
+	model_close(m);
+	free(path);
+	return rc;
+}
+
+void
+model_close(struct model *m)
+{
+	if (m == NULL)
+		return;
+	bert_ws_free(m->ws);
+	bert_free(m->bert);
+	st_close(m->st);
+	tok_free(m->tok);
+	free(m->ids);
+	sbuf_release(&m->text);
+	free(m->tag);
+	free(m->dir);
+	free(m);
+}
+
+int
+model_dim(const struct model *m)
+{
+	return m->cfg.hidden;
+}
+
+const char *
+model_tag(const struct model *m)
+{
+	return m->tag;
+}
+
+int
+model_embed(struct model *m, const char *text, size_t len,
+    enum embed_kind kind, float *out, struct err *err)
+{
+	int	n;
+
+	(void)err;
+	if (kind == EMBED_QUERY) {
+		sbuf_reset(&m->text);
+		sbuf_adds(&m->text, MODEL_QUERY_PREFIX);
+		sbuf_add(&m->text, text, len);
+		text = m->text.buf;
+		len = m->text.len;
+	}
+	n = tok_encode(m->tok, text, len, m->ids, m->max_tokens);
+	bert_embed(m->bert, m->ws, m->ids, n, out);
+	return 0;
+}

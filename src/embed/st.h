@@ -1,0 +1,66 @@
+/* st.h — safetensors files: validated, memory-mapped tensors (st.c). */
+#ifndef THATCH_EMBED_ST_H
+#define THATCH_EMBED_ST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+
+enum st_dtype {
+	ST_F32,
+	ST_F16,
+	ST_BF16,
+};
+
+#define ST_MAX_DIMS	4
+
+/* One tensor: data points into the file's mapping (borrowed from the st). */
+struct st_tensor {
+	char		*name;		/* owned */
+	enum st_dtype	 dtype;
+	int		 ndim;
+	int64_t		 shape[ST_MAX_DIMS];
+	int64_t		 count;		/* product of shape */
+	const void	*data;		/* count elements of dtype */
+};
+
+/* An opened safetensors file. */
+struct st {
+	void		*map;		/* owned: mmap of the file, or NULL */
+	size_t		 size;
+	struct st_tensor *tensors;	/* owned */
+	size_t		 n;
+};
+
+/*
+ * Map the file at path read-only and parse it with st_parse. Fails on any
+ * I/O error or anything st_parse refuses, with the path in the message.
+ * Close with st_close.
+ */
+int	st_open(const char *path, struct st **, struct err *);
+
+/*
+ * Parse a safetensors image of size bytes (borrowed: it must outlive the
+ * result). Checks the header length, that the header is a JSON object of
+ * tensors with a supported dtype (F32, F16, BF16), a shape of at most
+ * ST_MAX_DIMS non-negative dimensions and data_offsets inside the data
+ * area that match the shape. Other dtypes are refused by name. Never reads
+ * outside the image, whatever it holds.
+ */
+int	st_parse(const void *, size_t size, struct st **, struct err *);
+void	st_close(struct st *);
+
+/* The tensor called name, or NULL. */
+const struct st_tensor *st_find(const struct st *, const char *name);
+
+/* Bytes per element of a dtype, and its name ("F32"). */
+size_t	st_dtype_size(enum st_dtype);
+const char *st_dtype_name(enum st_dtype);
+
+/* Copy count elements of t from element off into out, widening F16 and
+ * BF16 exactly; the caller keeps off + count <= t->count. */
+void	st_read(const struct st_tensor *, int64_t off, int64_t count,
+	    float *out);
+
+#endif
