@@ -17,7 +17,9 @@
  *  3. PRAGMA user_version is never touched.
  *  4. The chat tables are not created: thatch does not implement chat
  *     yet, and a guessed schema would stop the original creating its own
- *     (§1.3 rule 7).
+ *     (§1.3 rule 7). If the newer original left them, they get its
+ *     migrations (§1.5 step 4): the NOCASE rebuild, then topic and
+ *     via_broadcast.
  */
 #include "core/store.h"
 
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/store_int.h"
@@ -329,6 +332,90 @@ migrate_entries(struct store *st, struct err *err)
 	return 0;
 }
 
+/*
+ * §1.5 step 4: a chat_sessions table from an older original whose name
+ * column lacks COLLATE NOCASE is rebuilt exactly as the original rebuilds
+ * it (the one table rebuild §1.3 rule 1 allows), then the chat columns the
+ * newer original added are added. thatch creates no chat tables itself.
+ */
+static const char CHAT_REBUILD[] =
+	"BEGIN IMMEDIATE;\n"
+	"CREATE TABLE chat_sessions_migrated (\n"
+	"  session_id    TEXT PRIMARY KEY,\n"
+	"  name          TEXT NOT NULL UNIQUE COLLATE NOCASE,\n"
+	"  project       TEXT,\n"
+	"  registered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	"  last_seen     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))\n"
+	");\n"
+	"INSERT OR IGNORE INTO chat_sessions_migrated (session_id, name, project, "
+	"registered_at, last_seen) SELECT session_id, name, project, "
+	"registered_at, last_seen FROM chat_sessions;\n"
+	"DROP TABLE chat_sessions;\n"
+	"ALTER TABLE chat_sessions_migrated RENAME TO chat_sessions;\n"
+	"COMMIT;\n";
+
+static int
+table_sql(struct store *st, const char *table, char **sql, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	*sql = NULL;
+	if (store_prepare(st, &stmt, "SELECT sql FROM sqlite_master "
+	    "WHERE type = 'table' AND name = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	if (step == SQLITE_ROW)
+		*sql = xstrdup(sqlite3_column_text(stmt, 0) ?
+		    (const char *)sqlite3_column_text(stmt, 0) : "");
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read the schema");
+	return 0;
+}
+
+static int
+add_column(struct store *st, const char *table, const char *column,
+    const char *ddl, struct err *err)
+{
+	int	found;
+
+	if (has_column(st, table, column, &found, err) != 0)
+		return -1;
+	return found ? 0 : store_exec(st, ddl, err);
+}
+
+static int
+migrate_chat(struct store *st, struct err *err)
+{
+	char	*sessions = NULL, *messages = NULL, *p;
+	int	 rc = -1, nocase = 0;
+
+	if (table_sql(st, "chat_sessions", &sessions, err) != 0 ||
+	    table_sql(st, "chat_messages", &messages, err) != 0)
+		goto out;
+	for (p = sessions; p != NULL && *p != '\0' && !nocase; p++)
+		nocase = strncasecmp(p, "COLLATE NOCASE", 14) == 0;
+	if (sessions != NULL && !nocase &&
+	    store_exec(st, CHAT_REBUILD, err) != 0) {
+		store_rollback(st);
+		goto out;
+	}
+	if (sessions != NULL && add_column(st, "chat_sessions", "topic",
+	    "ALTER TABLE chat_sessions ADD COLUMN topic TEXT", err) != 0)
+		goto out;
+	if (messages != NULL && add_column(st, "chat_messages",
+	    "via_broadcast", "ALTER TABLE chat_messages ADD COLUMN "
+	    "via_broadcast INTEGER NOT NULL DEFAULT 0", err) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(sessions);
+	free(messages);
+	return rc;
+}
+
 /* Turn SQLite's terse codes into a sentence a user can act on. */
 static int
 open_failure(struct store *st, int code, struct err *err)
@@ -397,7 +484,8 @@ store_open(const char *path, struct store **out, struct err *err)
 	    run_setup(st, "PRAGMA busy_timeout = 5000", err) != 0 ||
 	    run_setup(st, "PRAGMA foreign_keys = ON", err) != 0)
 		goto fail;
-	if (run_setup(st, SCHEMA, err) != 0 || migrate_entries(st, err) != 0)
+	if (run_setup(st, SCHEMA, err) != 0 || migrate_entries(st, err) != 0 ||
+	    migrate_chat(st, err) != 0)
 		goto fail;
 	*out = st;
 	return 0;

@@ -538,6 +538,71 @@ hygiene_counts(void)
 	store_close(st);
 }
 
+static char *
+slurp(const char *path)
+{
+	FILE	*fp = fopen(path, "r");
+	char	*buf = xcalloc(1, 65536);
+
+	if (fp == NULL) {
+		CHECK_FAIL("cannot open %s", path);
+		return buf;
+	}
+	if (fread(buf, 1, 65535, fp) == 0)
+		CHECK_FAIL("cannot read %s", path);
+	fclose(fp);
+	return buf;
+}
+
+/* Text of one column of the first row of sql on a raw connection. */
+static char *
+raw_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt	*stmt = NULL;
+	char		*out = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) == SQLITE_OK &&
+	    sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+		out = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return out != NULL ? out : xstrdup("(none)");
+}
+
+static void
+writes_land_in_named_columns_of_an_old_file(void)
+{
+	char		*path = xasprintf("%s/old/thatch.db", dir);
+	char		*ddl = slurp("fixtures/store/original-old.sql"), *t;
+	char		*mk = xasprintf("mkdir -p '%s/old'", dir);
+	struct store	*st = NULL;
+	struct err	 err = { "" };
+	sqlite3		*raw = NULL;
+	float		 v[3] = { 1, 0.5f, -1 };
+
+	if (system(mk) != 0)
+		CHECK_FAIL("mkdir");
+	sqlite3_open(path, &raw);
+	CHECK_INT(sqlite3_exec(raw, ddl, NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(store_open(path, &st, &err), 0);
+	CHECK_INT(put(st, "o/r", "x", "X", v, 3, false, 1), STORE_SAVED);
+	store_close(st);
+	/* SELECT * gives the file's own order: migrated columns last */
+	t = raw_text(raw, "SELECT quote(slug) || quote(store) || "
+	    "hex(embedding) || '|' || model || '|' || archived || '|' || "
+	    "recall_count || '|' || created_at FROM entries");
+	CHECK_STR(t, "'x''o/r'0000803F0000003F000080BF|Xenova/bge-small-en-"
+	    "v1.5|1|0|2025-03-07T14:05:09.042Z");
+	free(t);
+	t = raw_text(raw, "SELECT name FROM pragma_table_info('entries') "
+	    "WHERE cid = 12");
+	CHECK_STR(t, "archived");
+	free(t);
+	sqlite3_close(raw);
+	free(ddl);
+	free(mk);
+	free(path);
+}
+
 static void
 setup(void)
 {
@@ -570,5 +635,6 @@ CHECK_MAIN(
 	TEST(vectors_export_in_slug_order),
 	TEST(verdicts_are_canonical),
 	TEST(hygiene_counts),
+	TEST(writes_land_in_named_columns_of_an_old_file),
 	TEST(teardown)
 )

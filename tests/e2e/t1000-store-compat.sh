@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# A database the original wrote opens and reads in thatch, and one thatch
+# wrote opens in the original (store-and-tools §1.3), checked with the
+# original's own DDL replayed through the sqlite3 CLI.
+. "$(dirname "$0")/lib.sh"
+FIX=$THATCH_FIXTURES/store
+db=$THATCH_DB_PATH
+mkdir -p "$(dirname "$db")"
+q() { sqlite3 -batch -noheader "$@"; }
+
+# --- an old original's file: no recall_count/last_recalled_at/archived ---
+q "$db" <"$FIX/original-old.sql" >/dev/null
+q "$db" "INSERT INTO stores (name) VALUES ('acme/api');
+INSERT INTO entries (slug, store, label, content, embedding, model, branch,
+  confidence, created_at, updated_at) VALUES
+ ('login-flow', 'acme/api', 'Login flow', '# Login flow
+
+Tokens are issued by the gateway.', X'0000803F0000003F000080BF',
+  'Xenova/bge-small-en-v1.5', 'feat/login', 7,
+  '2025-03-07T14:05:09.042Z', '2025-03-08T10:00:00.000Z'),
+ ('build', 'acme/api', 'Build', '# Build
+
+make -j2', NULL, NULL, NULL, NULL, '2025-01-01T00:00:00Z',
+  '2025-01-01T00:00:00Z');
+INSERT INTO dedup_pairs VALUES ('acme/api', 'build', 'login-flow',
+  'distinct', '2025-03-09T00:00:00.000Z');"
+before=$(q "$db" "SELECT slug, store, label, content, hex(embedding), model,
+  branch, confidence, created_at, updated_at FROM entries ORDER BY slug")
+
+out=$(thatch list acme/api)
+expect_eq "list reads an old original's file" \
+"[acme/api] Build (2025-01-01T00:00:00Z)
+[acme/api] Login flow (branch:feat/login) (c:7) (2025-03-08T10:00:00.000Z)" "$out"
+expect_eq "opening migrates the three columns onto the end, in order" \
+"slug,store,label,content,embedding,model,branch,confidence,created_at,updated_at,recall_count,last_recalled_at,archived" \
+	"$(q "$db" "SELECT group_concat(name) FROM pragma_table_info('entries')")"
+expect_eq "migration keeps every value of every row" "$before" \
+	"$(q "$db" "SELECT slug, store, label, content, hex(embedding), model,
+  branch, confidence, created_at, updated_at FROM entries ORDER BY slug")"
+expect_eq "migrated rows read as never recalled and not archived" \
+	"0||0
+0||0" "$(q "$db" "SELECT recall_count, last_recalled_at, archived FROM entries")"
+out=$(thatch show 'login flow!' acme/api)
+expect_eq "show finds an old row by any spelling of its slug" \
+"[acme/api] Login flow
+branch: feat/login
+confidence: 7
+created: 2025-03-07T14:05:09.042Z  updated: 2025-03-08T10:00:00.000Z
+
+Tokens are issued by the gateway." "$out"
+expect_eq "forget deletes the row and its verdicts" \
+	"[forgotten] acme/api :: Build" "$(thatch forget Build acme/api)"
+expect_eq "the verdict went with it" "0" \
+	"$(q "$db" "SELECT COUNT(*) FROM dedup_pairs")"
+expect_eq "the store row stays" "acme/api
+global" "$(thatch stores)"
+expect_eq "user_version is never set" "0" "$(q "$db" "PRAGMA user_version")"
+
+# --- a file thatch created, opened by the original ---
+rm -rf "$XDG_CONFIG_HOME/thatch"
+thatch stores >/dev/null
+schema_thatch=$(q "$db" .schema)
+q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
+expect_eq "thatch creates the original's schema text exactly" \
+	"$(q "$TEST_DIR/orig.db" .schema)" "$schema_thatch"
+expect_eq "thatch's file is in WAL mode" "wal" "$(q "$db" "PRAGMA journal_mode")"
+expect_ok "the original's init replays on thatch's file" \
+	q "$db" <"$FIX/original.sql"
+expect_eq "the replay changes nothing" "$schema_thatch" "$(q "$db" .schema)"
+q "$db" "INSERT OR IGNORE INTO stores(name) VALUES ('o/r');
+INSERT INTO entries (slug, store, label, content, embedding, model, branch,
+  confidence, archived, created_at, updated_at)
+VALUES ('a-b', 'o/r', 'A b', '# A b
+
+body', X'0000803F', 'Xenova/bge-small-en-v1.5', NULL, NULL, 0,
+  '2025-05-05T05:05:05.005Z', '2025-05-05T05:05:05.005Z')"
+expect_eq "a row the original inserts lists in thatch" \
+	"[o/r] A b (2025-05-05T05:05:05.005Z)" "$(thatch list o/r)"
+
+# --- a chat table from a newer original without COLLATE NOCASE ---
+q "$db" "CREATE TABLE chat_sessions (session_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE, project TEXT,
+  registered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+  last_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
+INSERT INTO chat_sessions (session_id, name) VALUES ('s1', 'Alpha'), ('s2', 'alpha'), ('s3', 'beta')"
+thatch stores >/dev/null
+expect_contains "the chat name column is rebuilt with COLLATE NOCASE" \
+	"$(q "$db" "SELECT sql FROM sqlite_master WHERE name='chat_sessions'")" "COLLATE NOCASE"
+expect_eq "names equal but for case collapse to the first" "s1|Alpha
+s3|beta" "$(q "$db" "SELECT session_id, name FROM chat_sessions ORDER BY session_id")"
+expect_eq "the topic column is added after the rebuild" "1" \
+	"$(q "$db" "SELECT COUNT(*) FROM pragma_table_info('chat_sessions') WHERE name='topic'")"
+expect_eq "the repair is not repeated" "$(q "$db" .schema)" \
+	"$(thatch stores >/dev/null; q "$db" .schema)"
+finish
