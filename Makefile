@@ -70,11 +70,17 @@ CORE_SRC = \
 	src/core/queue.c \
 	src/core/engine.c \
 	src/core/predict.c \
-	src/core/behavior.c
+	src/core/behavior.c \
+	src/core/dedup.c \
+	src/core/hygiene.c
 
 TOOLS_SRC = \
+	src/tools/tools.c \
+	src/tools/memory.c \
+	src/tools/dedup.c
 
 HOST_SRC = \
+	src/host/mcp.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
@@ -89,7 +95,11 @@ CLI_SRC = \
 	src/cli/cmd_stores.c \
 	src/cli/cmd_list.c \
 	src/cli/cmd_show.c \
-	src/cli/cmd_forget.c
+	src/cli/cmd_forget.c \
+	src/cli/cmd_search.c \
+	src/cli/cmd_mcp.c \
+	src/cli/cmd_hygiene.c \
+	src/cli/cmd_tools.c
 
 LIB_SRC  = $(UTIL_SRC) $(EMBED_SRC) $(CORE_SRC) $(TOOLS_SRC) $(HOST_SRC) \
            $(TEXT_SRC) $(CLI_SRC)

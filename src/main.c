@@ -25,6 +25,10 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_list_entry,
 	&cmd_show_entry,
 	&cmd_forget_entry,
+	&cmd_search_entry,
+	&cmd_mcp_entry,
+	&cmd_hygiene_entry,
+	&cmd_tools_entry,
 	NULL
 };
 

@@ -43,6 +43,10 @@ extern const struct cmd_entry cmd_stores_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_forget_entry;
+extern const struct cmd_entry cmd_search_entry;
+extern const struct cmd_entry cmd_mcp_entry;
+extern const struct cmd_entry cmd_hygiene_entry;
+extern const struct cmd_entry cmd_tools_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];

@@ -607,6 +607,7 @@ next_line(struct mcp_server *s, bool eof, size_t *len, struct sbuf *out)
 static int
 fill(struct mcp_server *s, struct err *err)
 {
+	char	chunk[65536];
 	ssize_t	n;
 
 	if (s->in_off > 0 && s->in_off * 2 >= s->in.len) {
@@ -615,14 +616,13 @@ fill(struct mcp_server *s, struct err *err)
 		sbuf_setlen(&s->in, s->in.len - s->in_off);
 		s->in_off = 0;
 	}
-	sbuf_grow(&s->in, 65536);
-	n = read(s->in_fd, s->in.buf + s->in.len, 65536);
+	n = read(s->in_fd, chunk, sizeof(chunk));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 0 :
 		    err_errno(err, "cannot read standard input");
 	if (n == 0)
 		return 1;
-	sbuf_setlen(&s->in, s->in.len + (size_t)n);
+	sbuf_add(&s->in, chunk, (size_t)n);
 	return 0;
 }
 

@@ -1,0 +1,60 @@
+/*
+ * cmd_mcp.c — `thatch mcp`: the stdio MCP server the hosts spawn
+ * (hosts-hooks-cli §2). Assembles the pieces and runs the loop until
+ * stdin ends; the protocol itself is host/mcp.c.
+ *
+ * Startup order (§2.2, host-contracts C3): store (opened by the
+ * dispatcher; failure exits 1), project store from PROJECT_DIR, tool
+ * context with a lazy model, setup detection, then the loop. Nothing here
+ * loads the model: initialize is answered in milliseconds.
+ */
+#include "cli/cmd.h"
+
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "host/mcp.h"
+#include "tools/tool.h"
+#include "util/log.h"
+
+static int
+cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct tool_ctx		 tools;
+	struct mcp_setup	 setup;
+	struct mcp_server	*srv;
+	char			*warning;
+	int			 rc;
+
+	(void)argc;
+	(void)argv;
+	tool_ctx_init(&tools, ctx->store, cli_repo(ctx), &ctx->paths);
+	tools.clock = ctx->clock;
+	srv = mcp_new(&tools, 0, 1);
+	mcp_setup_detect(&ctx->paths, &setup);
+	if ((warning = mcp_setup_warning(&setup)) != NULL) {
+		log_warn("%s", warning);
+		mcp_set_warning(srv, warning);
+		free(warning);
+	}
+	/*
+	 * Hosts' hooks into the server go here, before the loop: the
+	 * auto-refresh of an installed setup (§2.7) as
+	 * mcp_after_initialize(srv, ..., &setup); the sideband socket (§6)
+	 * through mcp_watch; the extraction glue tools.payload / tools.drain
+	 * (§2.8).
+	 */
+	rc = mcp_run(srv, &ctx->err);
+	mcp_free(srv);
+	mcp_setup_release(&setup);
+	tool_ctx_release(&tools);
+	return rc == 0 ? 0 : CMD_FAILED;
+}
+
+const struct cmd_entry cmd_mcp_entry = {
+	.name = "mcp",
+	.usage = "",
+	.summary = "run the stdio MCP server (the host spawns it)",
+	.flags = CMD_STORE,
+	.exec = cmd_mcp_exec,
+};

@@ -1,0 +1,132 @@
+/*
+ * cmd_search.c — `thatch search <query> [store|all]`: recall from the
+ * command line (hosts-hooks-cli §1.3), one line per hit.
+ *
+ * Loads the model in-process (no sideband) and stamps recall telemetry:
+ * a search by the user counts as a use (store-and-tools §5.3).
+ *  1. Scope: no store → the project store alone; `all` → the project
+ *     store and global; any other name → that store, which must exist
+ *     (an empty name is not checked, as in the original).
+ *  2. Mistakes a user makes typing (too many words, a store that does not
+ *     exist) print an `error:` line to stderr and exit 1 with stdout
+ *     empty.
+ */
+#include "cli/cmd.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/store.h"
+#include "tools/tools.h"
+#include "util/num.h"
+#include "util/sbuf.h"
+
+#define SEARCH_LIMIT	10
+
+static int
+add_name(const char *name, void *arg)
+{
+	struct sbuf	*sb = arg;
+
+	sbuf_addf(sb, "%s%s", sb->len ? ", " : "", name);
+	return 0;
+}
+
+static int
+too_many(int argc, char **argv)
+{
+	int	i;
+
+	fputs("error: too many arguments; quote multi-word queries: "
+	    "thatch search \"", stderr);
+	for (i = 0; i < argc; i++)
+		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
+	fputs("\"\n", stderr);
+	return 1;
+}
+
+/* 0 when store exists, 1 after telling the user it does not, or -1. */
+static int
+check_store(struct cli_ctx *ctx, const char *store)
+{
+	struct sbuf	names = SBUF_INIT;
+	bool		found;
+
+	if (store_has_store(ctx->store, store, &found, &ctx->err) != 0)
+		return -1;
+	if (found)
+		return 0;
+	if (store_list_stores(ctx->store, add_name, &names, &ctx->err) != 0) {
+		sbuf_release(&names);
+		return -1;
+	}
+	fprintf(stderr, "error: no store named \"%s\" (if it is part of the "
+	    "query, quote the whole query)\nstores: %s\n", store, names.buf);
+	sbuf_release(&names);
+	return 1;
+}
+
+static void
+print_hit(const struct store_hit *h)
+{
+	char	num[NUM_BUFSZ];
+
+	printf("[score:%s] [%s", num_fixed(h->score, 3, num), h->e.store);
+	if (h->e.branch != NULL && *h->e.branch != '\0')
+		printf(" branch:%s", h->e.branch);
+	if (h->e.confidence != 0)
+		printf(" c:%d", h->e.confidence);
+	printf("] %s\n", h->e.label);
+}
+
+static int
+cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct tool_ctx		 tools;
+	struct store_hits	 hits = { NULL, 0 };
+	struct store_query	 q;
+	const char		*stores[2];
+	size_t			 i;
+	int			 rc;
+
+	if (argc < 1 || *argv[0] == '\0')
+		return CMD_USAGE;
+	if (argc > 2)
+		return too_many(argc, argv);
+	memset(&q, 0, sizeof(q));
+	q.stores = stores;
+	q.limit = SEARCH_LIMIT;
+	q.min_score = -2;
+	stores[q.nstores++] = argc < 2 || strcmp(argv[1], "all") == 0 ?
+	    cli_default_store(ctx) : argv[1];
+	if (argc == 2 && strcmp(argv[1], "all") == 0)
+		stores[q.nstores++] = "global";
+	else if (argc == 2 && *argv[1] != '\0' &&
+	    (rc = check_store(ctx, argv[1])) != 0)
+		return rc < 0 ? CMD_FAILED : 1;
+	fputs("[thatch] loading the embedding model...\n", stderr);
+	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
+	tools.clock = ctx->clock;
+	rc = tool_memory_search(&tools, argv[0], &q, &hits, &ctx->err);
+	if (rc == 0 && hits.n == 0) {
+		printf("No matches for \"%s\" in [", argv[0]);
+		for (i = 0; i < q.nstores; i++)
+			printf("%s%s", i ? ", " : "", stores[i]);
+		printf("].\n");
+	}
+	for (i = 0; rc == 0 && i < hits.n; i++)
+		print_hit(&hits.v[i]);
+	store_hits_release(&hits);
+	tool_ctx_release(&tools);
+	return rc == 0 ? 0 : CMD_FAILED;
+}
+
+const struct cmd_entry cmd_search_entry = {
+	.name = "search",
+	.usage = "<query> [store|all]",
+	.summary = "search memories by meaning",
+	.flags = CMD_STORE,
+	.exec = cmd_search_exec,
+};
