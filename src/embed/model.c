@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ struct model {
 	struct bert		*bert;		/* owned */
 	struct bert_ws		*ws;		/* owned */
 	struct bert_config	 cfg;
+	int			 threads;
 	int			 max_tokens;
 	int32_t			*ids;		/* owned: [max_tokens] */
 	struct sbuf		 text;		/* prefix + text */
@@ -191,6 +193,7 @@ static int
 resolve(const struct model_opts *o, char **dir, struct err *err)
 {
 	const char	*hub = o->id;
+	char		 why[sizeof(err->msg)];
 
 	*dir = NULL;
 	if (is_dir(o->id) || strchr("/.~", o->id[0]) != NULL) {
@@ -210,11 +213,12 @@ resolve(const struct model_opts *o, char **dir, struct err *err)
 	if (complete(*dir))
 		return 0;
 	if (!o->download)
-		err_set(err, "model '%s' is not downloaded", hub);
+		err_set(err, "it is not in %s", *dir);
 	if (!o->download || download(o, hub, *dir, err) != 0) {
-		err_wrap(err, "cannot get model '%s' (%s): run `thatch model "
-		    "pull` when online, or set THATCH_MODEL to a model folder",
-		    hub, *dir);
+		snprintf(why, sizeof(why), "%s", err->msg);
+		err_set(err, "model '%s' is not available (%s): run `thatch "
+		    "model pull` when online, or set THATCH_MODEL to a model "
+		    "folder", hub, why);
 		free(*dir);
 		*dir = NULL;
 		return -1;
@@ -270,8 +274,8 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	    tok_new(m->dir, &m->tok, err) != 0 ||
 	    st_open(path, &m->st, err) != 0)
 		goto out;
-	if (bert_new(m->st, &m->cfg, machine_threads(o->threads), &m->bert,
-	    err) != 0) {
+	m->threads = machine_threads(o->threads);
+	if (bert_new(m->st, &m->cfg, m->threads, &m->bert, err) != 0) {
 		err_wrap(err, "'%s'", path);
 		goto out;
 	}
@@ -320,6 +324,27 @@ const char *
 model_tag(const struct model *m)
 {
 	return m->tag;
+}
+
+void
+model_describe(const struct model *m, struct model_info *info)
+{
+	const struct st_tensor	*big = NULL;
+	size_t			 i;
+
+	for (i = 0; i < m->st->n; i++) {
+		if (big == NULL || m->st->tensors[i].count > big->count)
+			big = &m->st->tensors[i];
+	}
+	info->dir = m->dir;
+	info->tag = m->tag;
+	info->dim = m->cfg.hidden;
+	info->layers = m->cfg.layers;
+	info->heads = m->cfg.heads;
+	info->max_tokens = m->max_tokens;
+	info->threads = m->threads;
+	info->dtype = big ? st_dtype_name(big->dtype) : "F32";
+	info->bytes = (long long)m->st->size;
 }
 
 int

@@ -60,6 +60,18 @@ int	model_dim(const struct model *);
  * model, else the id as given. Borrowed for the model's life. */
 const char *model_tag(const struct model *);
 
+/* What `thatch model info` shows. Strings are borrowed for the model's
+ * life. */
+struct model_info {
+	const char	*dir;		/* the resolved folder */
+	const char	*tag;
+	int		 dim, layers, heads, max_tokens, threads;
+	const char	*dtype;		/* of the largest tensor: F32, ... */
+	long long	 bytes;		/* size of model.safetensors */
+};
+
+void	model_describe(const struct model *, struct model_info *);
+
 /*
  * Embed len bytes of UTF-8 text into out[model_dim()]: tokenize (query
  * prefix for EMBED_QUERY), run the encoder, mean-pool, L2-normalise. Not

@@ -106,7 +106,7 @@ parse_tensor(const char *name, const json_t *desc, size_t data_size,
 		/* dims < 2^31 and at most 4 of them: check before multiplying */
 		if (dim != 0 && t->count > (int64_t)(data_size / dim))
 			return err_set(err, "tensor '%s' is larger than the "
-			    "file", name);
+			    "file (truncated download?)", name);
 		t->count *= dim;
 	}
 	offs = json_object_get(desc, "data_offsets");

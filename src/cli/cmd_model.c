@@ -1,0 +1,98 @@
+/*
+ * cmd_model.c — `thatch model pull [id]` fetches the embedding model now
+ * (instead of on first use); `thatch model info` shows which model is in
+ * effect and where it lives, without downloading anything.
+ */
+#include "cli/cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "embed/model.h"
+#include "util/xmalloc.h"
+
+static void
+print_info(const struct model *m)
+{
+	struct model_info	i;
+
+	model_describe(m, &i);
+	printf("model:      %s\n", i.tag);
+	printf("folder:     %s\n", i.dir);
+	printf("dimensions: %d\n", i.dim);
+	printf("layers:     %d (%d heads)\n", i.layers, i.heads);
+	printf("max tokens: %d\n", i.max_tokens);
+	printf("dtype:      %s\n", i.dtype);
+	printf("size:       %.1f MB\n", (double)i.bytes / 1e6);
+	printf("threads:    %d\n", i.threads);
+}
+
+static int
+model_run(struct cli_ctx *ctx, const char *id, bool download)
+{
+	struct model_opts	 o;
+	struct model		*m = NULL;
+	int			 rc = CMD_FAILED;
+
+	model_opts_init(&o, &ctx->paths);
+	if (id != NULL) {
+		free(o.id);
+		o.id = xstrdup(id);
+	}
+	o.download = download;
+	if (model_open(&o, &m, &ctx->err) == 0) {
+		print_info(m);
+		rc = 0;
+	}
+	model_close(m);
+	model_opts_release(&o);
+	return rc;
+}
+
+static int
+model_pull(struct cli_ctx *ctx, int argc, char **argv)
+{
+	if (argc > 1)
+		return CMD_USAGE;
+	return model_run(ctx, argc == 1 ? argv[0] : NULL, true);
+}
+
+static int
+model_info(struct cli_ctx *ctx, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 0)
+		return CMD_USAGE;
+	return model_run(ctx, NULL, false);
+}
+
+static const struct {
+	const char	*name;
+	int		(*exec)(struct cli_ctx *, int, char **);
+} verbs[] = {
+	{ "pull", model_pull },
+	{ "info", model_info },
+};
+
+static int
+cmd_model_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	size_t	i;
+
+	if (argc < 1)
+		return CMD_USAGE;
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(argv[0], verbs[i].name) == 0)
+			return verbs[i].exec(ctx, argc - 1, argv + 1);
+	}
+	return CMD_USAGE;
+}
+
+const struct cmd_entry cmd_model_entry = {
+	.name = "model",
+	.usage = "pull [id] | info",
+	.summary = "download the embedding model / show the one in use",
+	.exec = cmd_model_exec,
+};
