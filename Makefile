@@ -99,7 +99,9 @@ CLI_SRC = \
 	src/cli/cmd_search.c \
 	src/cli/cmd_mcp.c \
 	src/cli/cmd_hygiene.c \
-	src/cli/cmd_tools.c
+	src/cli/cmd_tools.c \
+	src/cli/cmd_embed.c \
+	src/cli/cmd_model.c
 
 LIB_SRC  = $(UTIL_SRC) $(EMBED_SRC) $(CORE_SRC) $(TOOLS_SRC) $(HOST_SRC) \
            $(TEXT_SRC) $(CLI_SRC)

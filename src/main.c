@@ -29,6 +29,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_mcp_entry,
 	&cmd_hygiene_entry,
 	&cmd_tools_entry,
+	&cmd_embed_entry,
+	&cmd_model_entry,
 	NULL
 };
 

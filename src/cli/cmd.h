@@ -47,6 +47,8 @@ extern const struct cmd_entry cmd_search_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_hygiene_entry;
 extern const struct cmd_entry cmd_tools_entry;
+extern const struct cmd_entry cmd_embed_entry;
+extern const struct cmd_entry cmd_model_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];
