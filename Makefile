@@ -77,10 +77,16 @@ CORE_SRC = \
 TOOLS_SRC = \
 	src/tools/tools.c \
 	src/tools/memory.c \
-	src/tools/dedup.c
+	src/tools/dedup.c \
+	src/tools/extraction.c
 
 HOST_SRC = \
-	src/host/mcp.c
+	src/host/mcp.c \
+	src/host/hook.c \
+	src/host/sideband.c \
+	src/host/setup.c \
+	src/host/claude.c \
+	src/host/cursor.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
@@ -101,7 +107,14 @@ CLI_SRC = \
 	src/cli/cmd_hygiene.c \
 	src/cli/cmd_tools.c \
 	src/cli/cmd_embed.c \
-	src/cli/cmd_model.c
+	src/cli/cmd_model.c \
+	src/cli/cmd_reminder.c \
+	src/cli/cmd_prime.c \
+	src/cli/cmd_setup.c \
+	src/cli/cmd_buffer_batch.c \
+	src/cli/cmd_buffer_tool.c \
+	src/cli/cmd_flush_tools.c \
+	src/cli/cmd_flush_predictions.c
 
 LIB_SRC  = $(UTIL_SRC) $(EMBED_SRC) $(CORE_SRC) $(TOOLS_SRC) $(HOST_SRC) \
            $(TEXT_SRC) $(CLI_SRC)

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "host/hook.h"
 #include "host/mcp.h"
+#include "host/setup.h"
+#include "host/sideband.h"
 #include "tools/tool.h"
 #include "util/log.h"
 
@@ -23,6 +26,9 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct tool_ctx		 tools;
 	struct mcp_setup	 setup;
 	struct mcp_server	*srv;
+	struct sideband		*sb = NULL;
+	struct setup_refresh	 refresh = { &setup, &ctx->paths };
+	struct err		 err;
 	char			*warning;
 	int			 rc;
 
@@ -37,14 +43,13 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 		mcp_set_warning(srv, warning);
 		free(warning);
 	}
-	/*
-	 * Hosts' hooks into the server go here, before the loop: the
-	 * auto-refresh of an installed setup (§2.7) as
-	 * mcp_after_initialize(srv, ..., &setup); the sideband socket (§6)
-	 * through mcp_watch; the extraction glue tools.payload / tools.drain
-	 * (§2.8).
-	 */
+	/* the hosts' parts: auto-refresh (§2.7), queue glue, sideband (§6) */
+	mcp_after_initialize(srv, setup_refresh, &refresh);
+	hook_wire_queue(&tools);
+	if (sideband_open(srv, &ctx->paths, &sb, &err) != 0)
+		log_warn("sideband socket failed: %s", err.msg);
 	rc = mcp_run(srv, &ctx->err);
+	sideband_close(sb);
 	mcp_free(srv);
 	mcp_setup_release(&setup);
 	tool_ctx_release(&tools);

@@ -530,35 +530,46 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 	return 1;
 }
 
+/* A pending nudge file is one flag byte ('1': extraction) then the text. */
 int
 queue_pending_put(const char *dir, const char *sid, const char *text,
-    struct err *err)
+    bool extraction, struct err *err)
 {
 	char	*path = queue_file(dir, sid, "nudge");
+	char	*body = xasprintf("%c%s", extraction ? '1' : '0', text);
 	int	 rc;
 
-	rc = fileio_write_atomic(path, text, strlen(text), 0600, err);
+	rc = fileio_write_atomic(path, body, strlen(body), 0600, err);
+	free(body);
 	free(path);
 	return rc;
 }
 
 int
 queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
-    struct err *err)
+    bool *extraction, struct err *err)
 {
-	char	*path = queue_file(dir, sid, "nudge");
-	char	*mine = xasprintf("%s.%ld", path, (long)getpid());
-	int	 rc = 0;
+	struct sbuf	 sb = SBUF_INIT;
+	char		*path = queue_file(dir, sid, "nudge");
+	char		*mine = xasprintf("%s.%ld", path, (long)getpid());
+	int		 rc = 0;
 
+	sbuf_init(&sb);
 	/* rename claims it: of two concurrent takers exactly one wins */
 	if (rename(path, mine) != 0) {
 		if (errno != ENOENT)
 			rc = err_errno(err, "cannot take '%s'", path);
 		goto out;
 	}
-	rc = fileio_read(mine, out, err) == 0 ? 1 : -1;
+	rc = fileio_read(mine, &sb, err) == 0 ? 1 : -1;
 	unlink(mine);
+	if (rc == 1 && sb.len > 0) {
+		*extraction = sb.buf[0] == '1';
+		sbuf_add(out, sb.buf + 1, sb.len - 1);
+	} else if (rc == 1)
+		rc = 0;
 out:
+	sbuf_release(&sb);
 	free(path);
 	free(mine);
 	return rc;

@@ -81,14 +81,15 @@ int	queue_payload(const char *dir, const char *sid,
 /*
  * A nudge waiting for the session's next tool call (host-contracts C2:
  * Cursor's prompt hook cannot add context, its postToolUse can). put
- * replaces any earlier one; take moves it into out and removes it, so two
- * concurrent takers never both get it. take returns 1 when there was one,
- * 0 when not, -1 on error.
+ * replaces any earlier one; extraction marks an extraction nudge, whose
+ * delivery counts as a missed nudge. take moves the text into out and
+ * removes it, so of two concurrent takers only one gets it; it returns 1
+ * when there was one, 0 when not, -1 on error.
  */
 int	queue_pending_put(const char *dir, const char *sid, const char *text,
-	    struct err *);
+	    bool extraction, struct err *);
 int	queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
-	    struct err *);
+	    bool *extraction, struct err *);
 
 /* deriveTitle (§4.7): the title stored with a record. New string. */
 char	*queue_title(const char *tool, const json_t *args);

@@ -35,7 +35,9 @@ const struct tool *const tool_table[] = {
 	/* dedup (dedup.c) */
 	&tool_find_duplicates,
 	&tool_dedup_mark_checked,
-	/* extraction (extraction.c): extraction_done, get_extraction_payload */
+	/* extraction (extraction.c) */
+	&tool_extraction_done,
+	&tool_get_extraction_payload,
 	/* prediction (predict.c): prediction_query, _update, _list, _delete */
 	/* behavior (behavior.c): behavior_codify, _feedback, _list, _delete */
 	NULL

@@ -35,7 +35,9 @@ int	tool_memory_search(struct tool_ctx *, const char *query,
 extern const struct tool tool_find_duplicates;
 extern const struct tool tool_dedup_mark_checked;
 
-/* extraction.c (rows 9-10): extraction_done, get_extraction_payload */
+/* extraction.c (rows 9-10) */
+extern const struct tool tool_extraction_done;
+extern const struct tool tool_get_extraction_payload;
 
 /* predict.c, behavior.c (rows 11-18) */
 

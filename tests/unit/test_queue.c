@@ -278,14 +278,16 @@ a_pending_nudge_is_taken_once(void)
 	char		*dir = tmpdir();
 	struct sbuf	 sb = SBUF_INIT;
 	struct err	 err;
+	bool		 ex = false;
 
 	sbuf_init(&sb);
-	CHECK_INT(queue_pending_take(dir, "c1", &sb, &err), 0);
-	CHECK_INT(queue_pending_put(dir, "c1", "first", &err), 0);
-	CHECK_INT(queue_pending_put(dir, "c1", "newest", &err), 0);
-	CHECK_INT(queue_pending_take(dir, "c1", &sb, &err), 1);
+	CHECK_INT(queue_pending_take(dir, "c1", &sb, &ex, &err), 0);
+	CHECK_INT(queue_pending_put(dir, "c1", "first", false, &err), 0);
+	CHECK_INT(queue_pending_put(dir, "c1", "newest", true, &err), 0);
+	CHECK_INT(queue_pending_take(dir, "c1", &sb, &ex, &err), 1);
 	CHECK_STR(sb.buf, "newest");
-	CHECK_INT(queue_pending_take(dir, "c1", &sb, &err), 0);
+	CHECK(ex);
+	CHECK_INT(queue_pending_take(dir, "c1", &sb, &ex, &err), 0);
 	sbuf_release(&sb);
 	rmdir_all(dir);
 }

@@ -1,0 +1,59 @@
+/*
+ * cmd_flush_predictions.c — `thatch flush-predictions [--json]`: only the
+ * decision-model block of flush-tools' second tier (hosts-hooks-cli §5.7),
+ * for testing and for hosts that want nothing else. Not installed as a
+ * hook; it never looks at the queue, recall or behaviors. With --json an
+ * empty result is {"additional_context":""}; malformed input prints
+ * nothing at all.
+ */
+#include "cli/cmd.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "host/hook.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
+
+static int
+cmd_flush_predictions_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct sbuf	 out = SBUF_INIT;
+	const json_t	*prompt;
+	const char	*text;
+	json_t		*in;
+	bool		 json = false;
+	int		 i;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+	if ((in = hook_read(STDIN_FILENO, &ctx->err)) == NULL)
+		return CMD_FAILED;
+	sbuf_init(&out);
+	prompt = hook_prompt(in);
+	text = json_string_value(prompt);
+	if (text != NULL && utf8_js_len(text, json_string_length(prompt)) >=
+	    HOOK_MIN_PROMPT) {
+		hook_related(&ctx->paths, cli_default_store(ctx), text,
+		    HOOK_PREDICTIONS, &out);
+	}
+	if (out.len > 0 || json)
+		hook_emit(stdout, json ? HOOK_CURSOR : HOOK_PLAIN, NULL,
+		    out.buf);
+	sbuf_release(&out);
+	json_decref(in);
+	return 0;
+}
+
+const struct cmd_entry cmd_flush_predictions_entry = {
+	.name = "flush-predictions",
+	.usage = "[--json]",
+	.summary = "print the decision-model block for a prompt",
+	.flags = CMD_HOOK,
+	.exec = cmd_flush_predictions_exec,
+};

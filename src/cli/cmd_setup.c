@@ -1,0 +1,107 @@
+/*
+ * cmd_setup.c — `thatch setup --claude [--cursor] [--global]`: install the
+ * MCP server entry, instruction block, hooks and skills for Claude Code
+ * and/or Cursor (hosts-hooks-cli §1.3, §3), then say what was written.
+ * Claude Code first when both are chosen. Re-running replaces only
+ * thatch's own parts. A damaged instruction block is reported on stderr
+ * and left alone; the rest of the install still happens.
+ */
+#include "cli/cmd.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "host/claude.h"
+#include "host/cursor.h"
+#include "host/setup.h"
+
+/* "  <label>" padded so that every value starts at column 17 (§1.3). */
+static void
+line(const char *label, const char *value)
+{
+	printf("  %-15s%s\n", label, value);
+}
+
+static void
+report(const char *host, const struct setup_opts *o,
+    const struct setup_report *r)
+{
+	printf("thatch setup complete for %s (%s).\n\n", host,
+	    o->global ? "global" : "project-local");
+	if (r->mcp_config != NULL)
+		line("MCP config:", r->mcp_config);
+	line("Instructions:", r->instructions);
+	line("Hooks:", r->hooks);
+	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", "Skills:",
+	    r->skills_dir, r->skills_written + r->skills_unchanged,
+	    r->skills_written, r->skills_unchanged);
+	putchar('\n');
+	if (r->broken)
+		fprintf(stderr, "[thatch setup] %s has the start of the thatch "
+		    "block but not its end marker; it was left untouched. "
+		    "Delete the damaged block by hand and run setup again.\n",
+		    r->instructions);
+}
+
+static int
+cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct setup_report	 r;
+	struct setup_opts	 o = { &ctx->paths, NULL, false };
+	bool			 claude = false, cursor = false;
+	int			 i, rc = CMD_FAILED;
+
+	for (i = 0; i < argc; i++) {
+		claude |= strcmp(argv[i], "--claude") == 0;
+		cursor |= strcmp(argv[i], "--cursor") == 0;
+		o.global |= strcmp(argv[i], "--global") == 0;
+	}
+	if (!claude && !cursor) {
+		fputs("thatch setup: choose a host with --claude and/or "
+		    "--cursor\nusage: thatch setup --claude [--cursor] "
+		    "[--global]\n", stderr);
+		return 1;
+	}
+	if ((o.self = setup_self(&ctx->err)) == NULL)
+		return CMD_FAILED;
+	if (claude) {
+		if (claude_install(&o, &r, &ctx->err) != 0)
+			goto out;
+		report("Claude Code", &o, &r);
+		if (o.global)
+			printf("Register the MCP server for every project "
+			    "with:\n  claude mcp add --scope user thatch -- "
+			    "%s mcp\n\n", o.self);
+		else
+			printf("The project server in .mcp.json is approved in "
+			    "%s; Claude Code starts it\nonce you trust this "
+			    "folder on the next interactive launch (claude -p "
+			    "never asks).\n\n", r.approval);
+		puts("Restart Claude Code to load thatch.");
+		setup_report_release(&r);
+	}
+	if (cursor) {
+		if (cursor_install(&o, &r, &ctx->err) != 0)
+			goto out;
+		putchar('\n');
+		report("Cursor", &o, &r);
+		puts("Restart Cursor to load thatch.");
+		setup_report_release(&r);
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		setup_report_release(&r);
+	free((char *)o.self);
+	return rc;
+}
+
+const struct cmd_entry cmd_setup_entry = {
+	.name = "setup",
+	.usage = "--claude [--cursor] [--global]",
+	.summary = "install thatch for Claude Code and/or Cursor",
+	.exec = cmd_setup_exec,
+};

@@ -1,0 +1,191 @@
+/*
+ * claude.c — Claude Code's setup artifacts.
+ *
+ * Hooks go into settings.json as arrays of matcher groups, the shape
+ * Claude Code 2.x validates (host-contracts §1.2, C1), each with a 30 s
+ * timeout (C11):
+ *   SessionStart     -> <SELF> reminder
+ *   PostToolBatch    -> <SELF> buffer-batch
+ *   UserPromptSubmit -> <SELF> flush-tools
+ *  1. A hook is thatch's when its command contains "thatch" (§3.6). Only
+ *     those entries are removed (deviation §10.6: the original dropped
+ *     whole groups); a group left empty by that goes too.
+ *  2. Other events, other groups, groups without a hooks array and
+ *     entries without a command are kept as they are, in order; thatch's
+ *     group is appended last.
+ *  3. An event whose value is an object is wrapped into a one-element
+ *     array (C1); any other non-array value is replaced, after the whole
+ *     file was saved as <file>.bak.
+ */
+#include "host/claude.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/setup.h"
+#include "text/block.h"
+#include "tools/tool.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/jsonx.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static const char *const	claude_events[][2] = {
+	{ "SessionStart", "reminder" },
+	{ "PostToolBatch", "buffer-batch" },
+	{ "UserPromptSubmit", "flush-tools" },
+};
+
+static bool
+is_thatch(const json_t *hook)
+{
+	const char	*cmd = jsonx_str(hook, "command");
+
+	return cmd != NULL && strstr(cmd, "thatch") != NULL;
+}
+
+/* Invariant 1: a group without its thatch entries, or NULL when empty. */
+static json_t *
+strip_group(json_t *group)
+{
+	json_t	*hooks = json_object_get(group, "hooks"), *keep, *h;
+	size_t	 i;
+	bool	 had = false;
+
+	if (!json_is_array(hooks))
+		return json_incref(group);
+	keep = json_array();
+	json_array_foreach(hooks, i, h) {
+		if (is_thatch(h))
+			had = true;
+		else
+			json_array_append(keep, h);
+	}
+	if (had && json_array_size(keep) == 0) {
+		json_decref(keep);
+		return NULL;
+	}
+	group = json_deep_copy(group);
+	json_object_set_new(group, "hooks", keep);
+	return group;
+}
+
+/* Returns false when the file must be backed up first (invariant 3). */
+static bool
+merge_event(json_t *all, const char *event, const char *cmd)
+{
+	json_t	*old = json_object_get(all, event), *groups, *g, *kept;
+	size_t	 i;
+	bool	 clean = true;
+
+	groups = json_array();
+	if (json_is_object(old))
+		old = json_pack("[O]", old);
+	else if (json_is_array(old))
+		json_incref(old);
+	else {
+		clean = old == NULL;
+		old = json_array();
+	}
+	json_array_foreach(old, i, g)
+		if ((kept = strip_group(g)) != NULL)
+			json_array_append_new(groups, kept);
+	json_decref(old);
+	json_array_append_new(groups, json_pack("{s:[{s:s, s:s, s:i}]}",
+	    "hooks", "type", "command", "command", cmd, "timeout",
+	    SETUP_HOOK_TIMEOUT));
+	json_object_set_new(all, event, groups);
+	return clean;
+}
+
+static int
+write_hooks(const struct setup_opts *o, const char *path, struct err *err)
+{
+	json_t	*cfg, *hooks;
+	char	*cmd;
+	size_t	 i;
+	bool	 clean = true;
+	int	 rc = -1;
+
+	if ((cfg = setup_json_load(path, err)) == NULL)
+		return -1;
+	hooks = json_object_get(cfg, "hooks");
+	if (!json_is_object(hooks)) {
+		clean = hooks == NULL;
+		hooks = json_object();
+		json_object_set_new(cfg, "hooks", hooks);
+	}
+	for (i = 0; i < sizeof(claude_events) / sizeof(claude_events[0]);
+	    i++) {
+		cmd = setup_command(o, claude_events[i][1]);
+		clean = merge_event(hooks, claude_events[i][0], cmd) && clean;
+		free(cmd);
+	}
+	if (clean || setup_backup(path, err) == 0)
+		rc = setup_json_save(path, cfg, err);
+	json_decref(cfg);
+	return rc;
+}
+
+/* host-contracts C5: a project .mcp.json server waits for approval. */
+static int
+approve_server(const char *path, struct err *err)
+{
+	json_t	*cfg, *list, *v;
+	size_t	 i;
+	int	 rc;
+
+	if ((cfg = setup_json_load(path, err)) == NULL)
+		return -1;
+	list = json_object_get(cfg, "enabledMcpjsonServers");
+	if (!json_is_array(list)) {
+		list = json_array();
+		json_object_set_new(cfg, "enabledMcpjsonServers", list);
+	}
+	json_array_foreach(list, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v),
+		    "thatch") == 0)
+			break;
+	if (i == json_array_size(list))
+		json_array_append_new(list, json_string("thatch"));
+	rc = setup_json_save(path, cfg, err);
+	json_decref(cfg);
+	return rc;
+}
+
+int
+claude_install(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	static const struct text_block_host	host = {
+		TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md",
+		"mcp__thatch__"
+	};
+	const char	*base = o->global ? o->paths->claude_dir :
+			    o->paths->project_dir;
+	char		*dot = o->global ? xstrdup(base) :
+			    path_join(base, ".claude");
+
+	memset(r, 0, sizeof(*r));
+	r->instructions = path_join(base, "CLAUDE.md");
+	r->hooks = path_join(dot, "settings.json");
+	r->skills_dir = path_join(dot, "skills");
+	if (!o->global) {
+		r->mcp_config = path_join(base, ".mcp.json");
+		r->approval = path_join(dot, "settings.local.json");
+	}
+	free(dot);
+	if (r->mcp_config != NULL && setup_mcp_entry(r->mcp_config, o->self,
+	    err) != 0)
+		return -1;
+	if (setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
+	    write_hooks(o, r->hooks, err) != 0 ||
+	    setup_skills(r->skills_dir, &r->skills_written,
+	    &r->skills_unchanged, err) != 0)
+		return -1;
+	return r->approval != NULL ? approve_server(r->approval, err) : 0;
+}

@@ -1,0 +1,21 @@
+/* claude.h — Claude Code's setup artifacts (claude.c). */
+#ifndef THATCH_HOST_CLAUDE_H
+#define THATCH_HOST_CLAUDE_H
+
+struct err;
+struct setup_opts;
+struct setup_report;
+
+/*
+ * Install thatch for Claude Code (hosts-hooks-cli §3.1-§3.7): project
+ * scope writes .mcp.json, CLAUDE.md, .claude/settings.json,
+ * .claude/skills/ and pre-approves the server in
+ * .claude/settings.local.json (host-contracts C5); global scope writes
+ * CLAUDE_DIR's CLAUDE.md, settings.json and skills/ and no MCP file.
+ * Fills report with what was written. Returns 0, or -1 with err set and
+ * whatever was already written left in place.
+ */
+int	claude_install(const struct setup_opts *, struct setup_report *,
+	    struct err *);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * cursor.c — Cursor's setup artifacts.
+ *
+ * hooks.json is flat: each event maps to an array of {command} entries
+ * (host-contracts §2.1), each with a 30 s timeout (C11):
+ *   sessionStart        -> <SELF> reminder --json
+ *   postToolUse         -> <SELF> buffer-tool
+ *   postToolUseFailure  -> <SELF> buffer-tool   (C7: failed calls too)
+ *   beforeSubmitPrompt  -> <SELF> flush-tools --json
+ * beforeSubmitPrompt cannot add context, so flush-tools leaves its nudge
+ * for buffer-tool to deliver on the next postToolUse (C2).
+ *  1. An entry is thatch's when its command contains "thatch" (§3.6);
+ *     those are replaced by one entry appended last, everything else keeps
+ *     its place. A non-array event value is replaced after the file was
+ *     saved as hooks.json.bak.
+ *  2. version is set to 1 only when missing or falsy; other keys stay.
+ */
+#include "host/cursor.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/setup.h"
+#include "text/block.h"
+#include "util/err.h"
+#include "util/jsonx.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+static const char *const	cursor_events[][2] = {
+	{ "sessionStart", "reminder --json" },
+	{ "postToolUse", "buffer-tool" },
+	{ "postToolUseFailure", "buffer-tool" },
+	{ "beforeSubmitPrompt", "flush-tools --json" },
+};
+
+/* Returns false when the old value had to be dropped (invariant 1). */
+static bool
+merge_event(json_t *all, const char *event, const char *cmd)
+{
+	json_t		*old = json_object_get(all, event), *list, *e;
+	const char	*c;
+	size_t		 i;
+
+	list = json_array();
+	json_array_foreach(old, i, e) {
+		c = jsonx_str(e, "command");
+		if (c == NULL || strstr(c, "thatch") == NULL)
+			json_array_append(list, e);
+	}
+	json_array_append_new(list, json_pack("{s:s, s:i}", "command", cmd,
+	    "timeout", SETUP_HOOK_TIMEOUT));
+	json_object_set_new(all, event, list);
+	return old == NULL || json_is_array(old);
+}
+
+static int
+write_hooks(const struct setup_opts *o, const char *path, struct err *err)
+{
+	json_t	*cfg, *hooks, *v;
+	char	*cmd;
+	size_t	 i;
+	bool	 clean = true;
+	int	 rc = -1;
+
+	if ((cfg = setup_json_load(path, err)) == NULL)
+		return -1;
+	v = json_object_get(cfg, "version");
+	if (v == NULL || json_is_null(v) || json_is_false(v) ||
+	    (json_is_number(v) && json_number_value(v) == 0) ||
+	    (json_is_string(v) && json_string_length(v) == 0))
+		json_object_set_new(cfg, "version", json_integer(1));
+	hooks = json_object_get(cfg, "hooks");
+	if (!json_is_object(hooks)) {
+		clean = hooks == NULL;
+		hooks = json_object();
+		json_object_set_new(cfg, "hooks", hooks);
+	}
+	for (i = 0; i < sizeof(cursor_events) / sizeof(cursor_events[0]);
+	    i++) {
+		cmd = setup_command(o, cursor_events[i][1]);
+		clean = merge_event(hooks, cursor_events[i][0], cmd) && clean;
+		free(cmd);
+	}
+	if (clean || setup_backup(path, err) == 0)
+		rc = setup_json_save(path, cfg, err);
+	json_decref(cfg);
+	return rc;
+}
+
+int
+cursor_install(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	static const struct text_block_host	host = {
+		TEXT_BLOCK_START_CURSOR, "Cursor", "AGENTS.md", ""
+	};
+	const char	*base = o->global ? o->paths->cursor_dir :
+			    o->paths->project_dir;
+	char		*dot = o->global ? xstrdup(base) :
+			    path_join(base, ".cursor");
+
+	memset(r, 0, sizeof(*r));
+	r->mcp_config = path_join(dot, "mcp.json");
+	r->instructions = path_join(base, "AGENTS.md");
+	r->hooks = path_join(dot, "hooks.json");
+	r->skills_dir = path_join(dot, "skills");
+	free(dot);
+	if (setup_mcp_entry(r->mcp_config, o->self, err) != 0 ||
+	    setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
+	    write_hooks(o, r->hooks, err) != 0)
+		return -1;
+	return setup_skills(r->skills_dir, &r->skills_written,
+	    &r->skills_unchanged, err);
+}

@@ -1,0 +1,18 @@
+/* cursor.h — Cursor's setup artifacts (cursor.c). */
+#ifndef THATCH_HOST_CURSOR_H
+#define THATCH_HOST_CURSOR_H
+
+struct err;
+struct setup_opts;
+struct setup_report;
+
+/*
+ * Install thatch for Cursor (hosts-hooks-cli §3.1-§3.7): mcp.json,
+ * AGENTS.md, hooks.json and skills/ under the project's .cursor/ (and
+ * AGENTS.md at the project root), or under CURSOR_DIR for global scope.
+ * Fills report. Returns 0, or -1 with err set.
+ */
+int	cursor_install(const struct setup_opts *, struct setup_report *,
+	    struct err *);
+
+#endif

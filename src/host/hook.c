@@ -1,0 +1,268 @@
+/*
+ * hook.c — hook stdin and stdout for Claude Code and Cursor.
+ *
+ * What the hosts send (host-contracts §1.3, §2.2) and what they read back
+ * (§1.4, §2.3), in one place, so every hook command parses and answers the
+ * same way. Nothing here exits or fails a hook: callers decide.
+ *  1. Field fallbacks follow "first present" (key exists, value not null;
+ *     "" is present), hosts-hooks-cli §0.3.
+ *  2. Output is one line: plain text starting with "[thatch]" or compact
+ *     JSON, never both.
+ */
+#include "host/hook.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/behavior.h"
+#include "core/engine.h"
+#include "core/predict.h"
+#include "host/sideband.h"
+#include "text/nudge.h"
+#include "tools/tool.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/jsonx.h"
+#include "util/log.h"
+#include "util/num.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+json_t *
+hook_read(int fd, struct err *err)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*v = NULL;
+
+	sbuf_init(&sb);
+	if (fileio_read_fd(fd, &sb, err) != 0)
+		goto out;
+	v = jsonx_parse(sb.buf, sb.len, "hook input", err);
+	if (v != NULL && !json_is_object(v)) {
+		json_decref(v);
+		v = json_object();
+	}
+out:
+	sbuf_release(&sb);
+	return v;
+}
+
+/* The first of keys present in in (borrowed), or NULL. */
+static const json_t *
+first_present(const json_t *in, const char *const *keys)
+{
+	const json_t	*v;
+
+	for (; *keys != NULL; keys++)
+		if ((v = jsonx_get(in, *keys)) != NULL)
+			return v;
+	return NULL;
+}
+
+const char *
+hook_session(const json_t *in)
+{
+	static const char *const	keys[] = { "conversation_id",
+		"session_id", NULL };
+
+	return json_string_value(first_present(in, keys));
+}
+
+const json_t *
+hook_prompt(const json_t *in)
+{
+	static const char *const	keys[] = { "prompt", "message", "text",
+		"user_input", "input", NULL };
+
+	return first_present(in, keys);
+}
+
+const json_t *
+hook_tool_response(const json_t *in)
+{
+	static const char *const	keys[] = { "tool_output", "tool_result",
+		"tool_response", "result_json", "result", "output",
+		"error_message", NULL };
+
+	return first_present(in, keys);
+}
+
+bool
+hook_in_cursor(const json_t *in)
+{
+	return path_env("CURSOR_VERSION") != NULL ||
+	    jsonx_get(in, "cursor_version") != NULL;
+}
+
+/* The tool-table name inside a host's spelling of a thatch tool, or NULL. */
+static const struct tool *
+own_tool(const char *name)
+{
+	const char	*p;
+
+	if (strncmp(name, "mcp__", 5) == 0 &&
+	    (p = strstr(name + 5, "__")) != NULL)
+		name = p + 2;
+	else if (strncasecmp(name, "MCP:", 4) == 0)
+		name = name + 4;
+	else if (strncmp(name, "thatch_", 7) == 0)
+		name = name + 7;
+	return tool_find(name);
+}
+
+enum queue_verdict
+hook_verdict(const char *tool, bool failed)
+{
+	const struct tool	*t = own_tool(tool);
+
+	if (t != NULL) {
+		if (!failed && (strcmp(t->name, "memory_remember") == 0 ||
+		    strcmp(t->name, "extraction_done") == 0))
+			return QUEUE_DRAIN;
+		return QUEUE_SKIP;
+	}
+	if (strcasecmp(tool, "skill") == 0 || strcasecmp(tool, "task") == 0 ||
+	    strcasecmp(tool, "agent") == 0)
+		return QUEUE_SKIP;
+	return QUEUE_KEEP;
+}
+
+static char *
+queue_payload_of(struct tool_ctx *ctx, const char *sid)
+{
+	struct sbuf	sb = SBUF_INIT;
+	struct err	err;
+
+	sbuf_init(&sb);
+	if (queue_payload(ctx->paths->queue_dir, sid, ctx->default_store, &sb,
+	    &err) != 1) {
+		sbuf_release(&sb);
+		return NULL;	/* an unreadable queue reads as empty */
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+static void
+queue_drain_of(struct tool_ctx *ctx, const char *sid)
+{
+	struct err	err;
+
+	if (queue_drain(ctx->paths->queue_dir, sid, &err) != 0)
+		log_warn("extraction_done: %s", err.msg);
+}
+
+void
+hook_wire_queue(struct tool_ctx *ctx)
+{
+	ctx->payload = queue_payload_of;
+	ctx->drain = queue_drain_of;
+}
+
+/* A prediction or behavior block from the sideband's items (§5.8). */
+static void
+render_engine(const struct engine *eng, const json_t *items, struct sbuf *out)
+{
+	struct engine_hit	*hits;
+	const json_t		*it;
+	size_t			 i;
+
+	hits = xcalloc(json_array_size(items) + 1, sizeof(*hits));
+	json_array_foreach(items, i, it) {
+		hits[i].confidence = json_number_value(
+		    json_object_get(it, "confidence"));
+		hits[i].evidence = (long)json_number_value(
+		    json_object_get(it, "evidence_count"));
+		hits[i].matcher_description = (char *)jsonx_str(it,
+		    "matcher_description");
+		hits[i].statement = (char *)jsonx_str(it, "statement");
+		if (hits[i].matcher_description == NULL)
+			hits[i].matcher_description = (char *)"";
+		if (hits[i].statement == NULL)
+			hits[i].statement = (char *)"";
+	}
+	engine_render_nudge(eng, hits, json_array_size(items), out);
+	free(hits);
+}
+
+static void
+render_recall(const json_t *matches, struct sbuf *out)
+{
+	const char	*labels[2] = { "", "" };
+	size_t		 i;
+
+	for (i = 0; i < 2 && i < json_array_size(matches); i++)
+		if (jsonx_str(json_array_get(matches, i), "label") != NULL)
+			labels[i] = jsonx_str(json_array_get(matches, i),
+			    "label");
+	text_nudge_recall(out, json_array_size(matches), labels);
+}
+
+int
+hook_related(const struct paths *paths, const char *repo, const char *prompt,
+    unsigned parts, struct sbuf *out)
+{
+	const char *const	 stores[] = { repo, "global" };
+	struct sideband_ask	 ask[3];
+	char			*sock = sideband_path(paths);
+	size_t			 n = 0, i;
+	int			 added = 0;
+
+	if (parts & HOOK_RECALL)
+		ask[n++] = (struct sideband_ask){ "match", prompt, stores, 2,
+		    num_env("THATCH_RECALL_THRESHOLD", 0.55), 5, NULL };
+	if (parts & HOOK_PREDICTIONS)
+		ask[n++] = (struct sideband_ask){ "predictions", prompt,
+		    stores, 2, num_env("THATCH_PREDICTION_THRESHOLD",
+		    ENGINE_THRESHOLD), ENGINE_LIMIT, NULL };
+	if (parts & HOOK_BEHAVIORS)
+		ask[n++] = (struct sideband_ask){ "behaviors", prompt, stores,
+		    2, num_env("THATCH_BEHAVIOR_THRESHOLD", ENGINE_THRESHOLD),
+		    ENGINE_LIMIT, NULL };
+	sideband_ask(sock, ask, n, SIDEBAND_TIMEOUT_MS);
+	for (i = 0; i < n; i++) {
+		log_debug("sideband:client", "%s: %s", ask[i].method,
+		    ask[i].result == NULL ? "no answer" : "answered");
+		if (json_array_size(ask[i].result) == 0)
+			continue;
+		if (added++ > 0)
+			sbuf_adds(out, "\n\n");
+		if (strcmp(ask[i].method, "match") == 0)
+			render_recall(ask[i].result, out);
+		else
+			render_engine(strcmp(ask[i].method, "predictions") ==
+			    0 ? &predict_engine : &behavior_engine,
+			    ask[i].result, out);
+	}
+	for (i = 0; i < n; i++)
+		json_decref(ask[i].result);
+	free(sock);
+	return added;
+}
+
+void
+hook_emit(FILE *fp, enum hook_form form, const char *event, const char *text)
+{
+	json_t	*o, *inner;
+	char	*s;
+
+	if (form == HOOK_PLAIN) {
+		fprintf(fp, "%s\n", text);
+		return;
+	}
+	o = json_object();
+	if (form == HOOK_CURSOR)
+		json_object_set_new(o, "additional_context", json_string(text));
+	else {
+		inner = json_object();
+		json_object_set_new(inner, "hookEventName", json_string(event));
+		json_object_set_new(inner, "additionalContext",
+		    json_string(text));
+		json_object_set_new(o, "hookSpecificOutput", inner);
+	}
+	s = jsonx_dump(o, 0);
+	fprintf(fp, "%s\n", s);
+	free(s);
+	json_decref(o);
+}

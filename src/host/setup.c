@@ -1,0 +1,395 @@
+/*
+ * setup.c — what `thatch setup` writes, shared by both hosts.
+ *
+ * The pieces claude.c and cursor.c assemble (hosts-hooks-cli §3, §8):
+ * the program path, JSON config files merged in place, the instruction
+ * block, the skills folder. Run by `thatch setup` and, silently, by the
+ * MCP server's auto-refresh (§2.7), so nothing here prints except the
+ * backup note of an unreadable config file.
+ *
+ * Invariants:
+ *  1. Only thatch's own content changes: other keys, servers, hooks, text
+ *     around the block and other skills stay as they were (JSON files are
+ *     re-serialised, so number spellings and escapes may normalise; keys
+ *     keep their order).
+ *  2. Every write is atomic (temporary file + rename) and skipped when
+ *     the bytes would not change, so a re-run touches nothing.
+ *  3. A damaged block (start marker, no end marker) is never rewritten:
+ *     the caller reports it.
+ */
+#include "host/setup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/claude.h"
+#include "host/cursor.h"
+#include "host/mcp.h"
+#include "text/block.h"
+#include "text/skills.h"
+#include "tools/tool.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/jsonx.h"
+#include "util/log.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/spawn.h"
+#include "util/xmalloc.h"
+
+void
+setup_report_release(struct setup_report *r)
+{
+	free(r->mcp_config);
+	free(r->instructions);
+	free(r->hooks);
+	free(r->skills_dir);
+	free(r->approval);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A shell word for s: itself when harmless, else single-quoted. */
+static char *
+shell_word(const char *s)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	const char	*p;
+
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_./+-@%:,=") == strlen(s))
+		return xstrdup(s);
+	sbuf_init(&sb);
+	sbuf_addc(&sb, '\'');
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'')
+			sbuf_adds(&sb, "'\\''");
+		else
+			sbuf_addc(&sb, *p);
+	}
+	sbuf_addc(&sb, '\'');
+	return sbuf_detach(&sb, NULL);
+}
+
+char *
+setup_self(struct err *err)
+{
+	char	 buf[PATH_MAX], *found, *word;
+	ssize_t	 n;
+
+	if ((found = spawn_which("thatch")) == NULL) {
+		if ((n = readlink("/proc/self/exe", buf, sizeof(buf) - 1)) < 0) {
+			err_errno(err, "cannot find the thatch executable");
+			return NULL;
+		}
+		buf[n] = '\0';
+		found = xstrdup(buf);
+	}
+	word = shell_word(found);
+	free(found);
+	return word;
+}
+
+char *
+setup_command(const struct setup_opts *o, const char *args)
+{
+	return xasprintf("%s %s", o->self, args);
+}
+
+json_t *
+setup_json_load(const char *path, struct err *err)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*v = NULL;
+	int		 rc;
+
+	sbuf_init(&sb);
+	if ((rc = fileio_read(path, &sb, err)) < 0)
+		goto out;
+	if (rc == 0)
+		v = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, NULL);
+	if (rc == 0 && !json_is_object(v)) {
+		json_decref(v);
+		v = NULL;
+		/* deviation (§3.7): keep what we cannot merge */
+		if (setup_backup(path, err) != 0)
+			goto out;
+	}
+	if (v == NULL)
+		v = json_object();
+out:
+	sbuf_release(&sb);
+	return v;
+}
+
+int
+setup_backup(const char *path, struct err *err)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	char		*bak = xasprintf("%s.bak", path);
+	int		 rc;
+
+	sbuf_init(&sb);
+	rc = fileio_read(path, &sb, err);
+	if (rc == 0)
+		rc = fileio_write_atomic(bak, sb.buf, sb.len, 0600, err);
+	if (rc == 0)
+		fprintf(stderr, "[thatch setup] %s could not be merged as it "
+		    "was; saved a copy as %s\n", path, bak);
+	sbuf_release(&sb);
+	free(bak);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Write data to path unless it already holds exactly that. */
+static int
+write_if_changed(const char *path, const char *data, size_t len,
+    bool *changed, struct err *err)
+{
+	struct sbuf	 old = SBUF_INIT;
+	int		 rc;
+
+	sbuf_init(&old);
+	rc = fileio_read(path, &old, NULL);
+	*changed = !(rc == 0 && old.len == len &&
+	    memcmp(old.buf, data, len) == 0);
+	sbuf_release(&old);
+	if (!*changed)
+		return 0;
+	return fileio_write_atomic(path, data, len, 0644, err);
+}
+
+int
+setup_json_save(const char *path, const json_t *v, struct err *err)
+{
+	struct sbuf	sb = SBUF_INIT;
+	bool		changed;
+	int		rc;
+
+	sbuf_init(&sb);
+	jsonx_dump_sbuf(&sb, v, 2);
+	sbuf_addc(&sb, '\n');
+	rc = write_if_changed(path, sb.buf, sb.len, &changed, err);
+	sbuf_release(&sb);
+	return rc;
+}
+
+int
+setup_mcp_entry(const char *path, const char *self, struct err *err)
+{
+	json_t	*cfg, *servers, *entry;
+	int	 rc;
+
+	if ((cfg = setup_json_load(path, err)) == NULL)
+		return -1;
+	servers = json_object_get(cfg, "mcpServers");
+	if (!json_is_object(servers)) {
+		servers = json_object();
+		json_object_set_new(cfg, "mcpServers", servers);
+	}
+	/* the whole entry is ours: no env (§3.2, host-contracts C12) */
+	entry = json_pack("{s:s, s:s, s:[s]}", "type", "stdio", "command",
+	    self, "args", "mcp");
+	json_object_set_new(servers, "thatch", entry);
+	rc = setup_json_save(path, cfg, err);
+	json_decref(cfg);
+	return rc;
+}
+
+int
+setup_block(const char *path, const char *block, const char *start,
+    const char *end, bool *broken, struct err *err)
+{
+	struct sbuf	 old = SBUF_INIT, out = SBUF_INIT;
+	const char	*s, *e;
+	bool		 changed;
+	int		 rc;
+
+	*broken = false;
+	sbuf_init(&old);
+	sbuf_init(&out);
+	if ((rc = fileio_read(path, &old, err)) < 0)
+		goto out;
+	if (rc == 1) {
+		sbuf_adds(&out, block);
+		sbuf_addc(&out, '\n');
+	} else if ((s = strstr(old.buf, start)) != NULL) {
+		if ((e = strstr(s, end)) == NULL) {
+			*broken = true;		/* invariant 3 */
+			rc = 0;
+			goto out;
+		}
+		sbuf_add(&out, old.buf, (size_t)(s - old.buf));
+		sbuf_adds(&out, block);		/* has no trailing blanks */
+		sbuf_adds(&out, e + strlen(end));
+	} else {
+		/* parity: an empty file gets "\n\n" too (§3.5) */
+		sbuf_add(&out, old.buf, old.len);
+		sbuf_adds(&out, old.len > 0 && old.buf[old.len - 1] == '\n' ?
+		    "\n" : "\n\n");
+		sbuf_adds(&out, block);
+		sbuf_addc(&out, '\n');
+	}
+	rc = write_if_changed(path, out.buf, out.len, &changed, err);
+out:
+	sbuf_release(&old);
+	sbuf_release(&out);
+	return rc;
+}
+
+int
+setup_instructions(const char *path, const struct text_block_host *h,
+    bool *broken, struct err *err)
+{
+	const struct tool *const	*t;
+	const char			**names;
+	struct sbuf			 block = SBUF_INIT;
+	size_t				 n = 0;
+	int				 rc;
+
+	for (t = tool_table; *t != NULL; t++)
+		n++;
+	names = xcalloc(n + 1, sizeof(*names));
+	for (n = 0, t = tool_table; *t != NULL; t++)
+		if ((*t)->flags & TOOL_MCP)
+			names[n++] = (*t)->name;
+	sbuf_init(&block);
+	text_block_render(&block, h, names);
+	rc = setup_block(path, block.buf, h->start, TEXT_BLOCK_END, broken,
+	    err);
+	sbuf_release(&block);
+	free(names);
+	return rc;
+}
+
+/* rm -rf that never follows a symbolic link; failures are ignored. */
+static void
+remove_tree(const char *path)
+{
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	char		*sub;
+
+	if (lstat(path, &st) != 0)
+		return;
+	if (S_ISDIR(st.st_mode) && (d = opendir(path)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			sub = path_join(path, de->d_name);
+			remove_tree(sub);
+			free(sub);
+		}
+		closedir(d);
+		rmdir(path);
+	} else
+		unlink(path);
+}
+
+static bool
+shipped(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < text_nskills; i++)
+		if (!text_skills[i].opencode_only &&
+		    strcmp(text_skills[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * §8.3 stale cleanup: thatch-* directories and links no longer shipped.
+ * A link is unlinked, never followed; regular files and other names are
+ * left alone.
+ */
+static void
+remove_stale(const char *dir)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*path;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "thatch-", 7) != 0 ||
+		    shipped(de->d_name))
+			continue;
+		path = path_join(dir, de->d_name);
+		if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) ||
+		    S_ISDIR(st.st_mode)))
+			remove_tree(path);
+		free(path);
+	}
+	closedir(d);
+}
+
+int
+setup_skills(const char *dir, int *written, int *unchanged, struct err *err)
+{
+	char	*file, *name;
+	bool	 changed;
+	size_t	 i;
+	int	 rc = 0;
+
+	*written = *unchanged = 0;
+	if (path_mkdir_p(dir, 0755, err) != 0)
+		return -1;
+	remove_stale(dir);
+	/*
+	 * §8.3 rule 2 (the pre-rename names, only up to version 0.1.35) never
+	 * applies: thatch's own version line starts above it.
+	 */
+	for (i = 0; i < text_nskills && rc == 0; i++) {
+		if (text_skills[i].opencode_only)
+			continue;
+		name = xasprintf("%s/SKILL.md", text_skills[i].name);
+		file = path_join(dir, name);
+		rc = write_if_changed(file, text_skills[i].content,
+		    strlen(text_skills[i].content), &changed, err);
+		if (rc == 0 && changed)
+			(*written)++;
+		else if (rc == 0)
+			(*unchanged)++;
+		free(file);
+		free(name);
+	}
+	return rc;
+}
+
+void
+setup_refresh(void *arg)
+{
+	const struct setup_refresh	*r = arg;
+	struct setup_opts		 o = { r->paths, NULL, r->setup->global };
+	struct setup_report		 rep;
+	struct err			 err;
+	int				 rc;
+
+	if (r->setup->outcome != MCP_SETUP_INSTALLED)
+		return;
+	memset(&rep, 0, sizeof(rep));
+	if ((o.self = setup_self(&err)) == NULL)
+		rc = -1;
+	else if (r->setup->host == MCP_HOST_CLAUDE)
+		rc = claude_install(&o, &rep, &err);
+	else
+		rc = cursor_install(&o, &rep, &err);
+	if (rc != 0)
+		log_warn("auto-refresh of the %s setup failed: %s",
+		    r->setup->host == MCP_HOST_CLAUDE ? "Claude Code" :
+		    "Cursor", err.msg);
+	log_debug("mcp:setup", "auto-refresh: %d skills written",
+	    rep.skills_written);
+	setup_report_release(&rep);
+	free((char *)o.self);
+}

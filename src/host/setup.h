@@ -1,0 +1,112 @@
+/* setup.h — what `thatch setup` writes, shared by both hosts (setup.c). */
+#ifndef THATCH_HOST_SETUP_H
+#define THATCH_HOST_SETUP_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+struct err;
+struct mcp_setup;
+struct paths;
+struct text_block_host;
+
+/* Seconds a host waits for a thatch hook (host-contracts C11). */
+#define SETUP_HOOK_TIMEOUT	30
+
+/* What one host's install did, for the summary; strings owned. */
+struct setup_report {
+	char	*mcp_config;	/* NULL: none written (Claude global) */
+	char	*instructions;
+	bool	 broken;	/* the block's end marker is missing */
+	char	*hooks;
+	char	*skills_dir;
+	int	 skills_written, skills_unchanged;
+	char	*approval;	/* Claude: settings.local.json, or NULL */
+};
+
+void	setup_report_release(struct setup_report *);
+
+/* What every installer needs. Borrowed. */
+struct setup_opts {
+	const struct paths	*paths;
+	const char		*self;	/* setup_self() */
+	bool			 global;
+};
+
+/*
+ * The executable baked into hooks and MCP entries (hosts-hooks-cli §0.6):
+ * the first `thatch` on PATH as found (not resolved, so a shim keeps
+ * working), else the absolute path of this process; single-quoted when it
+ * holds anything a shell would split or expand (deviation §0.6). New
+ * string, or NULL with err set.
+ */
+char	*setup_self(struct err *);
+
+/* "<self> <args>", the command line of one hook. New string. */
+char	*setup_command(const struct setup_opts *, const char *args);
+
+/*
+ * Load a JSON config file for merging (§3.7): a missing file gives an
+ * empty object; a file that does not parse, or whose value is not an
+ * object, is copied to <path>.bak (a stderr note says so) and replaced by
+ * an empty object. Returns a new reference, or NULL with err set when the
+ * file cannot be read at all.
+ */
+json_t	*setup_json_load(const char *path, struct err *);
+
+/* Copy path to <path>.bak and say so on stderr (§3.7). */
+int	setup_backup(const char *path, struct err *);
+
+/*
+ * Write v to path pretty-printed (two spaces, trailing newline, UTF-8
+ * raw), atomically, and only when the bytes differ from what is there.
+ */
+int	setup_json_save(const char *path, const json_t *v, struct err *);
+
+/*
+ * Set mcpServers.thatch in the MCP config at path to the stdio entry
+ * {type, command, args:["mcp"]} (§3.2), keeping every other server and key.
+ */
+int	setup_mcp_entry(const char *path, const char *self, struct err *);
+
+/*
+ * Put block (start marker ... end marker) into the instructions file at
+ * path (§3.5): create the file, append after a blank line, or replace the
+ * existing block in place, leaving the text around it byte for byte. A
+ * start marker without an end marker after it is left alone and *broken
+ * set. Unchanged content is not rewritten.
+ */
+int	setup_block(const char *path, const char *block, const char *start,
+	    const char *end, bool *broken, struct err *);
+
+/*
+ * setup_block with the instruction block for host h, whose tool list is
+ * the tool table's MCP tools.
+ */
+int	setup_instructions(const char *path, const struct text_block_host *h,
+	    bool *broken, struct err *);
+
+/*
+ * Install the shared skills into dir (§8.3): remove thatch-* entries that
+ * are no longer shipped (symbolic links unlinked, never followed), then
+ * write each SKILL.md whose bytes differ. Other entries are never
+ * touched. Counts what was written and what was already current.
+ */
+int	setup_skills(const char *dir, int *written, int *unchanged,
+	    struct err *);
+
+/*
+ * The MCP server's auto-refresh (hosts-hooks-cli §2.7), shaped for
+ * mcp_after_initialize: when detection found thatch installed, re-run
+ * that host's installer for that scope, silently, writing only what
+ * differs; a failure is logged and ignored. arg is a struct setup_refresh.
+ */
+struct setup_refresh {
+	const struct mcp_setup	*setup;
+	const struct paths	*paths;
+};
+
+void	setup_refresh(void *arg);
+
+#endif

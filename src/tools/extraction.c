@@ -1,0 +1,79 @@
+/*
+ * extraction.c — the extraction tools: get_extraction_payload and
+ * extraction_done (store-and-tools §4.11-§4.12, hosts-hooks-cli §4.6).
+ *
+ * Both go through the host's glue (ctx->payload, ctx->drain), so this
+ * file knows nothing of queue files; the MCP server wires the file-backed
+ * queue in. Neither touches the database, and extraction_done never fails.
+ */
+#include "tools/tools.h"
+
+#include <stdlib.h>
+
+#include "util/sbuf.h"
+
+static int
+get_extraction_payload(struct tool_ctx *ctx, const json_t *args,
+    struct sbuf *out, struct err *err)
+{
+	char	*payload;
+
+	(void)err;
+	if (ctx->payload == NULL) {
+		sbuf_adds(out, "Payload retrieval is not available on this "
+		    "host.");
+		return 0;
+	}
+	payload = ctx->payload(ctx, tool_arg_str(args, "session_id", ""));
+	sbuf_adds(out, payload != NULL ? payload :
+	    "No queued tool interactions found for this session.");
+	free(payload);
+	return 0;
+}
+
+static int
+extraction_done(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char	*sid = tool_arg_str(args, "session_id", "");
+
+	(void)err;
+	/* without an id the post-tool hook drains the caller's own queue */
+	if (*sid != '\0' && ctx->drain != NULL)
+		ctx->drain(ctx, sid);
+	sbuf_adds(out, "[acknowledged]");
+	return 0;
+}
+
+static const struct tool_arg done_args[] = {
+	{ "session_id", ARG_STRING, 0, "the parent session whose queued "
+	    "interactions were handled (from a sub-agent)", 0, 0, NULL },
+	{ .name = NULL }
+};
+
+static const struct tool_arg payload_args[] = {
+	{ "session_id", ARG_STRING, ARG_REQUIRED, "the session named in the "
+	    "extraction nudge", 0, 0, NULL },
+	{ .name = NULL }
+};
+
+const struct tool tool_extraction_done = {
+	.name = "extraction_done",
+	.family = "extraction",
+	.description = "Acknowledge fact extraction, including runs that "
+	    "found nothing worth saving, so the queued tool interactions are "
+	    "released. A sub-agent passes the parent's session_id.",
+	.args = done_args,
+	.flags = TOOL_MCP,
+	.run = extraction_done,
+};
+
+const struct tool tool_get_extraction_payload = {
+	.name = "get_extraction_payload",
+	.family = "extraction",
+	.description = "Fetch the queued tool interactions of a session as a "
+	    "JSON payload for fact extraction. Read-only.",
+	.args = payload_args,
+	.flags = TOOL_MCP,
+	.run = get_extraction_payload,
+};
