@@ -34,7 +34,8 @@ js_exponent(char *buf)
 			t--;
 		d = t;
 	}
-	sprintf(d, "e%c%d", sign, exp < 0 ? -exp : exp);
+	snprintf(d, NUM_BUFSZ - (size_t)(d - buf), "e%c%d", sign,
+	    exp < 0 ? -exp : exp);
 }
 
 char *
@@ -44,11 +45,11 @@ num_js(double x, char buf[NUM_BUFSZ])
 	double	ax = fabs(x);
 
 	if (!isfinite(x)) {
-		strcpy(buf, "null");
+		memcpy(buf, "null", 5);
 		return buf;
 	}
 	if (x == 0) {
-		strcpy(buf, "0");
+		memcpy(buf, "0", 2);
 		return buf;
 	}
 	for (prec = 1; prec <= 17; prec++) {
@@ -89,7 +90,7 @@ num_fixed(double x, int d, char buf[NUM_BUFSZ])
 	int		 tie;
 
 	if (!isfinite(x)) {
-		strcpy(buf, "null");
+		memcpy(buf, "null", 5);
 		return buf;
 	}
 	/*
