@@ -52,9 +52,11 @@
 
 static const char SQL_ENSURE_STORE[] =
 	"INSERT OR IGNORE INTO stores (name) VALUES (?1)";
-static const char SQL_MATCHER_SCAN[] =
-	"SELECT id, description, embedding FROM {M}"
-	" WHERE store IN ({IN}) AND embedding IS NOT NULL ORDER BY rowid";
+static const char SQL_MATCHER_LOAD[] =
+	"SELECT rowid, id, description, store, embedding FROM {M}"
+	" WHERE rowid > ?1 AND embedding IS NOT NULL ORDER BY rowid";
+static const char SQL_MATCHER_LAST[] =
+	"SELECT max(rowid), (SELECT id FROM {M} WHERE rowid = ?1) FROM {M}";
 static const char SQL_ITEM_SCAN[] =
 	"SELECT id, embedding FROM {I}"
 	" WHERE store = ?1 AND embedding IS NOT NULL ORDER BY rowid";
@@ -267,46 +269,6 @@ engine_item_release(struct engine_item *it)
 
 /* ---- vectors ------------------------------------------------------------ */
 
-/*
- * Visit every row of stmt whose column vcol holds a vector of dim floats,
- * with its cosine to vec (qnorm = |vec|). fn returning non-zero stops.
- */
-static int
-scan(struct store *st, sqlite3_stmt *stmt, int vcol, const float *vec,
-    int dim, int (*fn)(sqlite3_stmt *, double, void *), void *arg,
-    struct err *err)
-{
-	float	*row;
-	double	 qn = 0, rn, dot, cos;
-	int	 i, rc, res = -1;
-
-	for (i = 0; i < dim; i++)
-		qn += (double)vec[i] * vec[i];
-	qn = sqrt(qn);
-	row = xcalloc(dim > 0 ? (size_t)dim : 1, sizeof(*row));
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (sqlite3_column_bytes(stmt, vcol) != dim * 4)
-			continue;
-		memcpy(row, sqlite3_column_blob(stmt, vcol), (size_t)dim * 4);
-		dot = rn = 0;
-		for (i = 0; i < dim; i++) {
-			dot += (double)row[i] * vec[i];
-			rn += (double)row[i] * row[i];
-		}
-		cos = rn == 0 || qn == 0 ? 0 : dot / (sqrt(rn) * qn);
-		if (fn(stmt, cos, arg) != 0)
-			break;
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		fail(st, err);
-		goto out;
-	}
-	res = 0;
-out:
-	free(row);
-	return res;
-}
-
 static void
 bind_vec(sqlite3_stmt *stmt, int col, const float *vec, int dim)
 {
@@ -318,39 +280,237 @@ bind_vec(sqlite3_stmt *stmt, int col, const float *vec, int dim)
 
 /* ---- find_matchers, score_items, score_nudge ---------------------------- */
 
-struct top {
-	struct engine_matchers	*ms;
-	size_t			 limit;
+/*
+ * The matchers of one engine, cached per connection (store_attach): a
+ * warm process must not read every BLOB per prompt (bench/README.md).
+ * Matchers are append-only (§A2: never updated, never deleted), so a
+ * change of the database only loads the rows past the last one cached;
+ * the last row's id is compared too, so a rolled-back insert whose rowid
+ * was reused, or any shrinking of the table, reloads everything.
+ */
+struct cached {
+	char	*id, *description, *store;	/* owned */
+	float	*v;				/* owned, dim floats */
+	int	 dim;
+	double	 norm;				/* sqrt(sum v_i^2) */
 };
 
-/* Keep the best `limit` rows; an equal score goes after, so rowid wins. */
-static int
-top_visit(sqlite3_stmt *stmt, double cos, void *arg)
+struct engine_cache {
+	struct cached	*rows;		/* owned, rowid order */
+	size_t		 n, cap;
+	sqlite3_int64	 last_rowid, changes;
+	int		 data_version;
+	bool		 checked;
+};
+
+static void
+cache_clear(struct engine_cache *c)
 {
-	struct top		*t = arg;
-	struct engine_matcher	*v;
-	double			 score;
+	size_t	i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->rows[i].id);
+		free(c->rows[i].description);
+		free(c->rows[i].store);
+		free(c->rows[i].v);
+	}
+	c->n = 0;
+	c->last_rowid = 0;
+}
+
+static void
+cache_free(void *arg)
+{
+	struct engine_cache	*c = arg;
+
+	if (c == NULL)
+		return;
+	cache_clear(c);
+	free(c->rows);
+	free(c);
+}
+
+static int
+data_version(struct store *st, int *dv, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 rc = -1;
+
+	if (store_prepare(st, &stmt, "PRAGMA data_version", err) != 0)
+		goto out;
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		fail(st, err);
+		goto out;
+	}
+	*dv = sqlite3_column_int(stmt, 0);
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/* Whether the cached rows still are a prefix of the table. */
+static int
+cache_prefix(struct store *st, const struct engine *eng,
+    struct engine_cache *c, bool *prefix, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	const char	*id;
+	int		 rc = -1;
+
+	if (prep(st, eng, SQL_MATCHER_LAST, 0, &stmt, err) != 0)
+		goto out;
+	sqlite3_bind_int64(stmt, 1, c->last_rowid);
+	if (sqlite3_step(stmt) != SQLITE_ROW) {
+		fail(st, err);
+		goto out;
+	}
+	id = (const char *)sqlite3_column_text(stmt, 1);
+	*prefix = c->n == 0 ? true :
+	    sqlite3_column_int64(stmt, 0) >= c->last_rowid && id != NULL &&
+	    strcmp(id, c->rows[c->n - 1].id) == 0;
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/* Append the rows past c->last_rowid. */
+static int
+cache_load(struct store *st, const struct engine *eng,
+    struct engine_cache *c, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	struct cached	*r;
+	double		 norm;
+	int		 i, bytes, step, rc = -1;
+
+	if (prep(st, eng, SQL_MATCHER_LOAD, 0, &stmt, err) != 0)
+		goto out;
+	sqlite3_bind_int64(stmt, 1, c->last_rowid);
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		c->last_rowid = sqlite3_column_int64(stmt, 0);
+		bytes = sqlite3_column_bytes(stmt, 4);
+		if (bytes % 4 != 0)
+			continue;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 64;
+			c->rows = xreallocarray(c->rows, c->cap,
+			    sizeof(*c->rows));
+		}
+		r = &c->rows[c->n++];
+		r->id = column_dup(stmt, 1);
+		r->description = column_dup(stmt, 2);
+		r->store = column_dup(stmt, 3);
+		r->dim = bytes / 4;
+		r->v = xcalloc(r->dim > 0 ? (size_t)r->dim : 1, sizeof(*r->v));
+		memcpy(r->v, sqlite3_column_blob(stmt, 4), (size_t)bytes);
+		for (norm = 0, i = 0; i < r->dim; i++)
+			norm += (double)r->v[i] * r->v[i];
+		r->norm = sqrt(norm);
+	}
+	if (step != SQLITE_DONE) {
+		fail(st, err);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/* The connection's cache of eng's matchers, brought up to date. */
+static struct engine_cache *
+cache_get(struct store *st, const struct engine *eng, struct err *err)
+{
+	struct engine_cache	*c = store_attached(st, eng);
+	sqlite3_int64		 changes = sqlite3_total_changes64(store_db(st));
+	bool			 prefix;
+	int			 dv;
+
+	if (c == NULL) {
+		c = xcalloc(1, sizeof(*c));
+		if (store_attach(st, eng, c, cache_free) != 0) {
+			free(c);
+			err_set(err, "no room to cache %s matchers", eng->noun);
+			return NULL;
+		}
+	}
+	if (data_version(st, &dv, err) != 0)
+		return NULL;
+	if (c->checked && dv == c->data_version && changes == c->changes)
+		return c;
+	if (cache_prefix(st, eng, c, &prefix, err) != 0)
+		return NULL;
+	if (!prefix)
+		cache_clear(c);
+	if (cache_load(st, eng, c, err) != 0) {
+		cache_clear(c);
+		c->checked = false;
+		return NULL;
+	}
+	c->data_version = dv;
+	c->changes = changes;
+	/* rows read inside a transaction may yet be rolled back */
+	c->checked = sqlite3_get_autocommit(store_db(st)) != 0;
+	return c;
+}
+
+static double
+cached_cosine(const struct cached *r, const float *vec, double qnorm)
+{
+	double	dot = 0;
+	int	i;
+
+	for (i = 0; i < r->dim; i++)
+		dot += (double)r->v[i] * vec[i];
+	return r->norm == 0 || qnorm == 0 ? 0 : dot / (r->norm * qnorm);
+}
+
+static double
+norm_of(const float *vec, int dim)
+{
+	double	n = 0;
+	int	i;
+
+	for (i = 0; i < dim; i++)
+		n += (double)vec[i] * vec[i];
+	return sqrt(n);
+}
+
+static bool
+in_stores(const char *store, const char *const *stores, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(store, stores[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Keep the best `limit` rows; an equal score goes after, so rowid wins. */
+static void
+top_add(struct engine_matchers *ms, size_t limit, const struct cached *r,
+    double score)
+{
+	struct engine_matcher	*v = ms->v;
 	size_t			 pos;
 
-	if (cos < ENGINE_FLOOR)
-		return 0;
-	score = num_round3(cos);
-	for (pos = t->ms->n; pos > 0 && t->ms->v[pos - 1].score < score; )
+	for (pos = ms->n; pos > 0 && v[pos - 1].score < score; )
 		pos--;
-	if (pos >= t->limit)
-		return 0;
-	v = t->ms->v;
-	if (t->ms->n == t->limit) {
-		free(v[t->ms->n - 1].id);
-		free(v[t->ms->n - 1].description);
-		t->ms->n--;
+	if (pos >= limit)
+		return;
+	if (ms->n == limit) {
+		free(v[ms->n - 1].id);
+		free(v[ms->n - 1].description);
+		ms->n--;
 	}
-	memmove(&v[pos + 1], &v[pos], (t->ms->n - pos) * sizeof(*v));
-	v[pos].id = column_dup(stmt, 0);
-	v[pos].description = column_dup(stmt, 1);
+	memmove(&v[pos + 1], &v[pos], (ms->n - pos) * sizeof(*v));
+	v[pos].id = xstrdup(r->id);
+	v[pos].description = xstrdup(r->description);
 	v[pos].score = score;
-	t->ms->n++;
-	return 0;
+	ms->n++;
 }
 
 int
@@ -358,27 +518,27 @@ engine_find_matchers(struct store *st, const struct engine *eng,
     const char *const *stores, size_t nstores, const float *vec, int dim,
     size_t limit, struct engine_matchers *out, struct err *err)
 {
-	sqlite3_stmt	*stmt = NULL;
-	struct top	 t = { out, limit };
-	size_t		 i;
-	int		 rc = -1;
+	struct engine_cache	*c;
+	const struct cached	*r;
+	double			 qn, cos;
+	size_t			 i;
 
 	out->v = NULL;
 	out->n = 0;
 	if (nstores == 0 || limit == 0)
 		return 0;
+	if ((c = cache_get(st, eng, err)) == NULL)
+		return -1;
 	out->v = xcalloc(limit, sizeof(*out->v));
-	if (prep(st, eng, SQL_MATCHER_SCAN, nstores, &stmt, err) != 0)
-		goto out;
-	for (i = 0; i < nstores; i++)
-		sqlite3_bind_text(stmt, (int)i + 1, stores[i], -1,
-		    SQLITE_STATIC);
-	rc = scan(st, stmt, 2, vec, dim, top_visit, &t, err);
-out:
-	sqlite3_finalize(stmt);
-	if (rc != 0)
-		engine_matchers_release(out);
-	return rc;
+	qn = norm_of(vec, dim);
+	for (i = 0; i < c->n; i++) {
+		r = &c->rows[i];
+		if (r->dim != dim || !in_stores(r->store, stores, nstores))
+			continue;
+		if ((cos = cached_cosine(r, vec, qn)) >= ENGINE_FLOOR)
+			top_add(out, limit, r, num_round3(cos));
+	}
+	return 0;
 }
 
 void
@@ -616,46 +776,49 @@ engine_render_record(const struct engine_write *w, enum engine_outcome oc,
 
 /* ---- building blocks ---------------------------------------------------- */
 
-struct nearest {
-	double	 best;
-	char	*id;		/* owned */
-};
-
+/* The id of the item of store nearest vec at >= threshold, or NULL. */
 static int
-nearest_visit(sqlite3_stmt *stmt, double cos, void *arg)
-{
-	struct nearest	*n = arg;
-
-	if (cos >= n->best && (n->id == NULL || cos > n->best)) {
-		free(n->id);
-		n->id = column_dup(stmt, 0);
-		n->best = cos;
-	}
-	return 0;
-}
-
-/* The id of tmpl's row of store nearest vec at >= threshold, or NULL. */
-static int
-nearest(struct store *st, const struct engine *eng, const char *tmpl,
-    int vcol, const char *store, const float *vec, int dim,
-    double threshold, char **id, struct err *err)
+nearest_item_id(struct store *st, const struct engine *eng,
+    const char *store, const float *vec, int dim, double threshold,
+    char **id, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	struct nearest	 n = { threshold, NULL };
-	int		 rc = -1;
+	float		*row;
+	double		 qn = norm_of(vec, dim), rn, dot, cos, top = threshold;
+	int		 i, step, rc = -1;
 
 	*id = NULL;
-	if (prep(st, eng, tmpl, 1, &stmt, err) != 0)
+	row = xcalloc(dim > 0 ? (size_t)dim : 1, sizeof(*row));
+	if (prep(st, eng, SQL_ITEM_SCAN, 0, &stmt, err) != 0)
 		goto out;
 	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	if (scan(st, stmt, vcol, vec, dim, nearest_visit, &n, err) != 0)
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (sqlite3_column_bytes(stmt, 1) != dim * 4)
+			continue;
+		memcpy(row, sqlite3_column_blob(stmt, 1), (size_t)dim * 4);
+		for (dot = rn = 0, i = 0; i < dim; i++) {
+			dot += (double)row[i] * vec[i];
+			rn += (double)row[i] * row[i];
+		}
+		cos = rn == 0 || qn == 0 ? 0 : dot / (sqrt(rn) * qn);
+		if (cos >= top && (*id == NULL || cos > top)) {
+			free(*id);
+			*id = column_dup(stmt, 0);
+			top = cos;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		fail(st, err);
 		goto out;
-	*id = n.id;
-	n.id = NULL;
+	}
 	rc = 0;
 out:
-	free(n.id);
 	sqlite3_finalize(stmt);
+	free(row);
+	if (rc != 0) {
+		free(*id);
+		*id = NULL;
+	}
 	return rc;
 }
 
@@ -664,8 +827,27 @@ engine_nearest_matcher(struct store *st, const struct engine *eng,
     const char *store, const float *vec, int dim, double threshold,
     char **id, struct err *err)
 {
-	return nearest(st, eng, SQL_MATCHER_SCAN, 2, store, vec, dim,
-	    threshold, id, err);
+	struct engine_cache	*c;
+	const struct cached	*r, *best = NULL;
+	double			 qn = norm_of(vec, dim), cos, top = threshold;
+	size_t			 i;
+
+	*id = NULL;
+	if ((c = cache_get(st, eng, err)) == NULL)
+		return -1;
+	for (i = 0; i < c->n; i++) {
+		r = &c->rows[i];
+		if (r->dim != dim || strcmp(r->store, store) != 0)
+			continue;
+		cos = cached_cosine(r, vec, qn);
+		if (cos >= top && (best == NULL || cos > top)) {
+			best = r;
+			top = cos;
+		}
+	}
+	if (best != NULL)
+		*id = xstrdup(best->id);
+	return 0;
 }
 
 int
@@ -677,8 +859,8 @@ engine_nearest_item(struct store *st, const struct engine *eng,
 	int	 rc;
 
 	*found = false;
-	if (nearest(st, eng, SQL_ITEM_SCAN, 1, store, vec, dim, threshold,
-	    &id, err) != 0)
+	if (nearest_item_id(st, eng, store, vec, dim, threshold, &id,
+	    err) != 0)
 		return -1;
 	if (id == NULL)
 		return 0;

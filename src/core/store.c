@@ -169,6 +169,38 @@ store_db(struct store *st)
 	return st->db;
 }
 
+void *
+store_attached(struct store *st, const void *key)
+{
+	size_t	i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].key == key)
+			return st->attached[i].data;
+	return NULL;
+}
+
+int
+store_attach(struct store *st, const void *key, void *data,
+    void (*free_fn)(void *))
+{
+	struct store_attachment	*a = NULL;
+	size_t			 i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].key == key ||
+		    (a == NULL && st->attached[i].key == NULL))
+			a = &st->attached[i];
+	if (a == NULL)
+		return -1;
+	if (a->key == key && a->data != data && a->free_fn != NULL)
+		a->free_fn(a->data);
+	a->key = key;
+	a->data = data;
+	a->free_fn = free_fn;
+	return 0;
+}
+
 const char *
 store_path(const struct store *st)
 {
@@ -497,9 +529,14 @@ fail:
 void
 store_close(struct store *st)
 {
+	size_t	i;
+
 	if (st == NULL)
 		return;
 	store_cache_free(st->cache);
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].free_fn != NULL)
+			st->attached[i].free_fn(st->attached[i].data);
 	sqlite3_close_v2(st->db);
 	free(st->path);
 	free(st);

@@ -32,6 +32,17 @@ void	 store_close(struct store *);
  */
 sqlite3	*store_db(struct store *);
 
+/*
+ * Per-connection state of another core module (engine.c's matcher
+ * caches), under a key that module owns: store_attached returns the data
+ * or NULL; store_attach sets it (freeing data it replaces), and
+ * store_close frees it with free_fn. Returns -1, attaching nothing, when
+ * all STORE_ATTACH_MAX slots are taken. For core/ modules only.
+ */
+void	*store_attached(struct store *, const void *key);
+int	 store_attach(struct store *, const void *key, void *data,
+	    void (*free_fn)(void *));
+
 /* The path the store was opened with (borrowed). */
 const char *store_path(const struct store *);
 

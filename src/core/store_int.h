@@ -18,10 +18,19 @@ struct err;
 struct store_entry;
 struct store_cache;
 
+/* Another core module's per-connection state (store_attach). */
+#define STORE_ATTACH_MAX	4
+struct store_attachment {
+	const void	*key;
+	void		*data;		/* owned, freed by free_fn */
+	void		(*free_fn)(void *);
+};
+
 struct store {
 	sqlite3			*db;
 	char			*path;		/* owned */
 	struct store_cache	*cache;		/* owned; store_search.c */
+	struct store_attachment	 attached[STORE_ATTACH_MAX];
 };
 
 /*

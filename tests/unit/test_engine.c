@@ -538,6 +538,71 @@ ids_and_times(void)
 	fixture_close(st);
 }
 
+/* The matcher cache follows other connections' commits (data_version). */
+static void
+cache_sees_other_writers(void)
+{
+	struct store		*a = fixture_open(), *b = NULL;
+	struct engine_matchers	 ms;
+	const char		*stores[] = { "s" };
+	struct err		 err;
+	char			 path[128], *id;
+
+	snprintf(path, sizeof(path), "%s/thatch.db", fixture_dir);
+	CHECK_INT(store_open(path, &b, &err), 0);
+	CHECK_INT(engine_find_matchers(a, &predict_engine, stores, 1, QUERY4,
+	    4, 5, &ms, &err), 0);
+	CHECK_INT(ms.n, 0);
+	engine_matchers_release(&ms);
+	id = new_item(b, "x");
+	link_item(b, "s", 0.9, 0, 1.0, "written by b", id);
+	free(id);
+	CHECK_INT(engine_find_matchers(a, &predict_engine, stores, 1, QUERY4,
+	    4, 5, &ms, &err), 0);
+	CHECK_INT(ms.n, 1);
+	if (ms.n == 1)
+		CHECK_STR(ms.v[0].description, "written by b");
+	engine_matchers_release(&ms);
+	store_close(b);
+	fixture_close(a);
+}
+
+/* A matcher cached inside a rolled-back transaction does not linger,
+ * even when the next insert reuses its rowid. */
+static void
+cache_survives_rollback(void)
+{
+	struct store		*st = fixture_open();
+	struct engine_matchers	 ms;
+	const char		*stores[] = { "s" };
+	struct err		 err;
+	char			*mid = NULL;
+
+	CHECK_INT(store_exec(st, "BEGIN IMMEDIATE", &err), 0);
+	CHECK_INT(engine_create_matcher(st, &predict_engine, "s", "rolled back",
+	    QUERY4, 4, "mock", NOW, &mid, &err), 0);
+	free(mid);
+	CHECK_INT(engine_find_matchers(st, &predict_engine, stores, 1, QUERY4,
+	    4, 5, &ms, &err), 0);
+	CHECK_INT(ms.n, 1);
+	engine_matchers_release(&ms);
+	CHECK_INT(store_exec(st, "ROLLBACK", &err), 0);
+	CHECK_INT(engine_find_matchers(st, &predict_engine, stores, 1, QUERY4,
+	    4, 5, &ms, &err), 0);
+	CHECK_INT(ms.n, 0);
+	engine_matchers_release(&ms);
+	CHECK_INT(engine_create_matcher(st, &predict_engine, "s", "kept",
+	    QUERY4, 4, "mock", NOW, &mid, &err), 0);
+	free(mid);
+	CHECK_INT(engine_find_matchers(st, &predict_engine, stores, 1, QUERY4,
+	    4, 5, &ms, &err), 0);
+	CHECK_INT(ms.n, 1);
+	if (ms.n == 1)
+		CHECK_STR(ms.v[0].description, "kept");
+	engine_matchers_release(&ms);
+	fixture_close(st);
+}
+
 CHECK_MAIN(
 	TEST(confidence_table),
 	TEST(neutral_and_unknown),
@@ -551,5 +616,7 @@ CHECK_MAIN(
 	TEST(dedup_edges),
 	TEST(cascade_delete),
 	TEST(dimension_mismatch),
-	TEST(ids_and_times)
+	TEST(ids_and_times),
+	TEST(cache_sees_other_writers),
+	TEST(cache_survives_rollback)
 )
