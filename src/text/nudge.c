@@ -104,5 +104,6 @@ text_nudge_recall(struct sbuf *sb, size_t n, const char *const *labels)
 		sbuf_addf(sb, "%s\"%s\"", i > 0 ? ", " : "", labels[i]);
 	if (n > 2)
 		sbuf_adds(sb, ", etc.");
-	sbuf_adds(sb, "). Use memory_recall to read them before you respond.");
+	sbuf_addf(sb, "). Use memory_recall to read %s before you respond.",
+	    n == 1 ? "it" : "them");
 }
