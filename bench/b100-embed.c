@@ -1,0 +1,112 @@
+/*
+ * b100-embed.c — embedding latency and memory of a loaded model: load
+ * time, then per-text latency for texts of about 8, 70 and 250 tokens
+ * (median and p95 over rounds), then the process's resident memory.
+ *
+ * usage: b100-embed MODEL_DIR [rounds]          (default 50)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "embed/model.h"
+#include "util/err.h"
+#include "util/path.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static double
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "VmRSS" or "VmHWM" of this process in MB. */
+static double
+status_mb(const char *key)
+{
+	char	 line[256];
+	double	 kb = 0;
+	FILE	*fp = fopen("/proc/self/status", "r");
+
+	while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, key, strlen(key)) == 0)
+			kb = strtod(line + strlen(key) + 1, NULL);
+	}
+	if (fp != NULL)
+		fclose(fp);
+	return kb / 1024;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char	*sentence = "The build runs make test before "
+	    "every push, and the CI gate checks formatting and lints. ";
+	struct model_opts	 o;
+	struct paths		 p;
+	struct model		*m;
+	struct err		 err;
+	struct sbuf		 text = SBUF_INIT;
+	static const int	 reps[] = { 0, 4, 15 };
+	double			*t, t0;
+	float			*v;
+	int			 rounds, i, r;
+
+	if (argc < 2)
+		return 2;
+	rounds = argc > 2 ? atoi(argv[2]) : 50;
+	paths_init(&p);
+	model_opts_init(&o, &p);
+	free(o.id);
+	o.id = xstrdup(argv[1]);
+	o.download = false;
+	t0 = now_ms();
+	if (model_open(&o, &m, &err) != 0) {
+		fprintf(stderr, "b100-embed: %s\n", err.msg);
+		return 1;
+	}
+	printf("model_open: %.1f ms (%d threads)\n", now_ms() - t0,
+	    o.threads);
+	v = xcalloc((size_t)model_dim(m), sizeof(*v));
+	t = xcalloc((size_t)rounds, sizeof(*t));
+	for (i = 0; i < 3; i++) {
+		sbuf_reset(&text);
+		/* ~8 tokens; each repeat adds ~16 */
+		sbuf_adds(&text, "user prefers tabs over spaces");
+		for (r = 0; r < reps[i]; r++)
+			sbuf_adds(&text, sentence);
+		model_embed(m, text.buf, text.len, EMBED_PASSAGE, v, &err);
+		for (r = 0; r < rounds; r++) {
+			t0 = now_ms();
+			model_embed(m, text.buf, text.len, EMBED_PASSAGE, v,
+			    &err);
+			t[r] = now_ms() - t0;
+		}
+		qsort(t, (size_t)rounds, sizeof(*t), cmp);
+		printf("%-10s median %6.2f ms  p95 %6.2f ms\n",
+		    i == 0 ? "~8 tok" : i == 1 ? "~70 tok" : "~250 tok",
+		    t[rounds / 2], t[rounds * 95 / 100]);
+	}
+	printf("resident: %.1f MB now, %.1f MB peak\n", status_mb("VmRSS"),
+	    status_mb("VmHWM"));
+	model_close(m);
+	model_opts_release(&o);
+	paths_release(&p);
+	sbuf_release(&text);
+	free(v);
+	free(t);
+	return 0;
+}
