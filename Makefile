@@ -78,7 +78,9 @@ TOOLS_SRC = \
 	src/tools/tools.c \
 	src/tools/memory.c \
 	src/tools/dedup.c \
-	src/tools/extraction.c
+	src/tools/extraction.c \
+	src/tools/predict.c \
+	src/tools/behavior.c
 
 HOST_SRC = \
 	src/host/mcp.c \

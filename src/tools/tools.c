@@ -38,8 +38,16 @@ const struct tool *const tool_table[] = {
 	/* extraction (extraction.c) */
 	&tool_extraction_done,
 	&tool_get_extraction_payload,
-	/* prediction (predict.c): prediction_query, _update, _list, _delete */
-	/* behavior (behavior.c): behavior_codify, _feedback, _list, _delete */
+	/* prediction (predict.c) */
+	&tool_prediction_query,
+	&tool_prediction_update,
+	&tool_prediction_list,
+	&tool_prediction_delete,
+	/* behavior (behavior.c) */
+	&tool_behavior_codify,
+	&tool_behavior_feedback,
+	&tool_behavior_list,
+	&tool_behavior_delete,
 	NULL
 };
 
@@ -68,11 +76,13 @@ tool_ctx_release(struct tool_ctx *ctx)
 struct model *
 tool_model(struct tool_ctx *ctx, struct err *err)
 {
-	if (ctx->model == NULL &&
-	    model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+	if (ctx->model != NULL)
+		return ctx->model;
+	if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
 		ctx->model = NULL;
 		return NULL;
 	}
+	tool_behavior_seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
 }
 

@@ -2,6 +2,7 @@
 #ifndef THATCH_TOOLS_TOOLS_H
 #define THATCH_TOOLS_TOOLS_H
 
+#include "core/engine.h"
 #include "tools/tool.h"
 
 /*
@@ -40,5 +41,39 @@ extern const struct tool tool_extraction_done;
 extern const struct tool tool_get_extraction_payload;
 
 /* predict.c, behavior.c (rows 11-18) */
+extern const struct tool tool_prediction_query;
+extern const struct tool tool_prediction_update;
+extern const struct tool tool_prediction_list;
+extern const struct tool tool_prediction_delete;
+extern const struct tool tool_behavior_codify;
+extern const struct tool tool_behavior_feedback;
+extern const struct tool tool_behavior_list;
+extern const struct tool tool_behavior_delete;
+
+/*
+ * What prediction_update and behavior_codify share (predict.c): embed
+ * situation and statement as passages, engine_record them into store with
+ * signal (neutral: provenance "create" or "codify") and append the reply
+ * (created: "created" or "codified"). Borrowed.
+ */
+struct tool_engine_args {
+	const char		*store, *situation, *statement, *rationale;
+	enum engine_signal	 signal;
+	const char		*neutral, *created;
+};
+
+int	tool_engine_record(struct tool_ctx *, const struct engine *,
+	    const struct tool_engine_args *, struct sbuf *, struct err *);
+
+/* prediction_delete / behavior_delete: the "statement" argument's item. */
+int	tool_engine_delete(struct tool_ctx *, const struct engine *,
+	    const json_t *args, struct sbuf *, struct err *);
+
+/*
+ * Seed the default behaviors with ctx's freshly loaded model (behavior.c,
+ * engines-and-extras §A9); tool_model calls it after the first load.
+ * Failures are logged, never returned.
+ */
+void	tool_behavior_seed(struct tool_ctx *);
 
 #endif

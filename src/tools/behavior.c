@@ -1,0 +1,198 @@
+/*
+ * behavior.c — the behavior tools: behavior_codify, behavior_feedback,
+ * behavior_list, behavior_delete (engines-and-extras §A8.6-§A8.8), and the
+ * seeding of the default behaviors once the model is loaded (§A9).
+ *
+ *  1. Every tool reads or writes one store, the project's by default: the
+ *     seeded defaults live in "global", so feedback on them names it
+ *     (§A8.7 gotcha, kept for parity).
+ *  2. behavior_feedback has no soft signal: relevant true is confirm
+ *     ("ham: <context>"), false is disconfirm ("spam: <context>").
+ *  3. Seeding runs in the process that loads the model, after the load,
+ *     never before the MCP server answers initialize; when every stamp is
+ *     current it costs one SELECT and embeds nothing.
+ */
+#include "tools/tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/behavior.h"
+#include "util/clock.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static int
+passage(void *arg, const char *text, float *out, struct err *err)
+{
+	return model_embed(arg, text, strlen(text), EMBED_PASSAGE, out, err);
+}
+
+void
+tool_behavior_seed(struct tool_ctx *ctx)
+{
+	struct behavior_embedder	emb;
+	struct err			err;
+
+	if (ctx->store == NULL || ctx->model == NULL)
+		return;
+	emb.embed = passage;
+	emb.arg = ctx->model;
+	emb.dim = model_dim(ctx->model);
+	emb.model = model_tag(ctx->model);
+	if (behavior_seed(ctx->store, &emb, &ctx->clock, NULL, &err) != 0)
+		log_warn("seeding default behaviors: %s", err.msg);
+}
+
+static int
+behavior_codify(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	struct tool_engine_args	a = {
+		.store = tool_target_store(ctx, args),
+		.situation = tool_arg_str(args, "situation", ""),
+		.statement = tool_arg_str(args, "behavior", ""),
+		.rationale = tool_arg_str(args, "rationale", ""),
+		.signal = ENGINE_NEUTRAL,
+		.neutral = "codify",
+		.created = "codified",
+	};
+
+	return tool_engine_record(ctx, &behavior_engine, &a, out, err);
+}
+
+static int
+behavior_feedback(struct tool_ctx *ctx, const json_t *args,
+    struct sbuf *out, struct err *err)
+{
+	const char		*text = tool_arg_str(args, "behavior", "");
+	const char		*store = tool_target_store(ctx, args);
+	bool			 ham = tool_arg_bool(args, "relevant") == 1;
+	struct engine_item	 it;
+	char			 now[CLOCK_ISO_LEN], *detail;
+	float			*vec;
+	bool			 found;
+	int			 dim, rc;
+
+	if ((vec = tool_embed(ctx, text, EMBED_PASSAGE, &dim, err)) == NULL)
+		return -1;
+	detail = xasprintf("%s: %s", ham ? "ham" : "spam",
+	    tool_arg_str(args, "context", ""));
+	rc = engine_grade(ctx->store, &behavior_engine, store, vec, dim,
+	    ham ? ENGINE_CONFIRM : ENGINE_DISCONFIRM, detail,
+	    clock_iso(clock_now(&ctx->clock), now), &it, &found, err);
+	if (rc == 0 && !found)
+		sbuf_addf(out, "No behavior matching \"%s\" found in \"%s\".",
+		    text, store);
+	else if (rc == 0)
+		engine_render_graded(ham ? ENGINE_CONFIRM : ENGINE_DISCONFIRM,
+		    &it, out);
+	engine_item_release(&it);
+	free(detail);
+	free(vec);
+	return rc;
+}
+
+static int
+behavior_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	return engine_list(ctx->store, &behavior_engine,
+	    tool_target_store(ctx, args), out, err);
+}
+
+static int
+behavior_delete(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	return tool_engine_delete(ctx, &behavior_engine, args, out, err);
+}
+
+static const struct tool_arg codify_args[] = {
+	{ .name = "situation", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "When the rule applies: the situation that should "
+	    "trigger it" },
+	{ .name = "behavior", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "What you should do then, concretely" },
+	{ .name = "rationale", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Why the rule is worth keeping" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Target store; default: this project's store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_behavior_codify = {
+	.name = "behavior_codify",
+	.family = "behavior",
+	.description = "Codify a self-discipline rule for yourself: \"when "
+	    "X, I should do Y\". Not for user preferences (use "
+	    "prediction_update), and never for a rule that makes you less "
+	    "thorough. Similar situations and rules are merged.",
+	.args = codify_args,
+	.flags = TOOL_MCP,
+	.run = behavior_codify,
+};
+
+static const struct tool_arg feedback_args[] = {
+	{ .name = "behavior", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Text of the rule (matched by meaning)" },
+	{ .name = "relevant", .type = ARG_BOOLEAN, .flags = ARG_REQUIRED,
+	  .description = "true: the rule applied here (ham); false: it did "
+	    "not (spam)" },
+	{ .name = "context", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "The current situation, briefly, for the audit "
+	    "trail" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store of the rule; default: this project's store "
+	    "(the built-in rules are in \"global\")" },
+	{ .name = NULL }
+};
+
+const struct tool tool_behavior_feedback = {
+	.name = "behavior_feedback",
+	.family = "behavior",
+	.description = "Grade a rule that surfaced: relevant true if it "
+	    "applied to the situation (and you followed it), false if it "
+	    "did not. This judges relevance, not whether the rule is good.",
+	.args = feedback_args,
+	.flags = TOOL_MCP,
+	.run = behavior_feedback,
+};
+
+static const struct tool_arg store_args[] = {
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store to list; default: this project's store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_behavior_list = {
+	.name = "behavior_list",
+	.family = "behavior",
+	.description = "List the behaviors of a store with their "
+	    "confidence, situations and recent feedback.",
+	.args = store_args,
+	.flags = TOOL_MCP,
+	.run = behavior_list,
+};
+
+static const struct tool_arg delete_args[] = {
+	{ .name = "statement", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Text of the behavior to delete (matched by "
+	    "meaning)" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store to delete from; default: this project's "
+	    "store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_behavior_delete = {
+	.name = "behavior_delete",
+	.family = "behavior",
+	.description = "Delete a behavior rule that is wrong or no longer "
+	    "wanted, with its feedback history.",
+	.args = delete_args,
+	.flags = TOOL_MCP,
+	.run = behavior_delete,
+};

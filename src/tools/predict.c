@@ -1,0 +1,221 @@
+/*
+ * predict.c — the prediction tools: prediction_query, prediction_update,
+ * prediction_list, prediction_delete (engines-and-extras §A8.2-§A8.5),
+ * and the two handlers they share with the behavior tools.
+ *
+ * Handlers embed, then call the engine (core/engine.c), which does the SQL
+ * and writes the reply text both families share.
+ *  1. Statements, situations and delete/feedback lookups are passage
+ *     embeddings of the raw text; only prediction_query's context is a
+ *     query embedding (§A8.1). Embedding happens before any transaction.
+ *  2. prediction_query reads [project, "global"] unless given a store;
+ *     every other tool writes or reads one store, resolved by
+ *     tool_target_store ("unknown" becomes "global", store-and-tools §2.6).
+ *  3. "Not found" is a reply, not an error (§A8.1).
+ */
+#include "tools/tools.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/predict.h"
+#include "util/clock.h"
+#include "util/sbuf.h"
+
+int
+tool_engine_record(struct tool_ctx *ctx, const struct engine *eng,
+    const struct tool_engine_args *a, struct sbuf *out, struct err *err)
+{
+	struct engine_write	w = { 0 };
+	struct engine_item	it;
+	enum engine_outcome	oc;
+	float			*svec = NULL, *ivec = NULL;
+	char			 now[CLOCK_ISO_LEN];
+	int			 rc = -1;
+
+	if ((svec = tool_embed(ctx, a->situation, EMBED_PASSAGE, &w.dim,
+	    err)) == NULL ||
+	    (ivec = tool_embed(ctx, a->statement, EMBED_PASSAGE, &w.dim,
+	    err)) == NULL)
+		goto out;
+	w.store = a->store;
+	w.situation = a->situation;
+	w.situation_vec = svec;
+	w.statement = a->statement;
+	w.statement_vec = ivec;
+	w.model = model_tag(ctx->model);
+	w.rationale = a->rationale;
+	w.signal = a->signal;
+	w.neutral = a->neutral;
+	w.now = clock_iso(clock_now(&ctx->clock), now);
+	if (engine_record(ctx->store, eng, &w, &oc, &it, err) != 0)
+		goto out;
+	engine_render_record(&w, oc, &it, a->created, out);
+	engine_item_release(&it);
+	rc = 0;
+out:
+	free(svec);
+	free(ivec);
+	return rc;
+}
+
+int
+tool_engine_delete(struct tool_ctx *ctx, const struct engine *eng,
+    const json_t *args, struct sbuf *out, struct err *err)
+{
+	const char	*statement = tool_arg_str(args, "statement", "");
+	float		*vec;
+	int		 dim, rc;
+
+	if ((vec = tool_embed(ctx, statement, EMBED_PASSAGE, &dim,
+	    err)) == NULL)
+		return -1;
+	rc = engine_forget(ctx->store, eng, tool_target_store(ctx, args),
+	    statement, vec, dim, out, err);
+	free(vec);
+	return rc;
+}
+
+static int
+prediction_query(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char	*store = tool_arg_str(args, "store", "");
+	const char	*stores[2] = { store, "global" };
+	float		*vec;
+	int		 dim, rc;
+
+	if (store[0] == '\0')
+		stores[0] = ctx->default_store;
+	if ((vec = tool_embed(ctx, tool_arg_str(args, "context", ""),
+	    EMBED_QUERY, &dim, err)) == NULL)
+		return -1;
+	rc = predict_query(ctx->store, stores, store[0] ? 1 : 2, vec, dim,
+	    out, err);
+	free(vec);
+	return rc;
+}
+
+static const char *const signals[] = {
+	"confirm", "disconfirm", "soft", "create", NULL
+};
+
+static int
+prediction_update(struct tool_ctx *ctx, const json_t *args,
+    struct sbuf *out, struct err *err)
+{
+	const char		*sig = tool_arg_str(args, "signal", "create");
+	struct tool_engine_args	 a = {
+		.store = tool_target_store(ctx, args),
+		.situation = tool_arg_str(args, "matcher", ""),
+		.statement = tool_arg_str(args, "prediction", ""),
+		.rationale = tool_arg_str(args, "rationale", ""),
+		.signal = strcmp(sig, "confirm") == 0 ? ENGINE_CONFIRM :
+		    strcmp(sig, "disconfirm") == 0 ? ENGINE_DISCONFIRM :
+		    strcmp(sig, "soft") == 0 ? ENGINE_SOFT : ENGINE_NEUTRAL,
+		.neutral = "create",
+		.created = "created",
+	};
+
+	return tool_engine_record(ctx, &predict_engine, &a, out, err);
+}
+
+static int
+prediction_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	return engine_list(ctx->store, &predict_engine,
+	    tool_target_store(ctx, args), out, err);
+}
+
+static int
+prediction_delete(struct tool_ctx *ctx, const json_t *args,
+    struct sbuf *out, struct err *err)
+{
+	return tool_engine_delete(ctx, &predict_engine, args, out, err);
+}
+
+static const struct tool_arg query_args[] = {
+	{ .name = "context", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "The situation or decision you are facing" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Search only this store; default: this project's "
+	    "store and global" },
+	{ .name = NULL }
+};
+
+const struct tool tool_prediction_query = {
+	.name = "prediction_query",
+	.family = "prediction",
+	.description = "Ask the user-decision model what this user tends to "
+	    "want in a situation, for a judgment call the automatic "
+	    "\"User decision model\" block did not already cover. Read-only.",
+	.args = query_args,
+	.flags = TOOL_MCP,
+	.run = prediction_query,
+};
+
+static const struct tool_arg update_args[] = {
+	{ .name = "matcher", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "The situation, phrased \"when ...\"" },
+	{ .name = "prediction", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "What the user prefers or tends to do in it" },
+	{ .name = "signal", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .choices = signals,
+	  .description = "confirm: the user agreed; disconfirm: the user "
+	    "pushed back; soft: the user partly disagreed; create: record "
+	    "it without evidence" },
+	{ .name = "rationale", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "What the user said or did that shows it" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Target store; default: this project's store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_prediction_update = {
+	.name = "prediction_update",
+	.family = "prediction",
+	.description = "Create, reinforce or weaken a prediction about the "
+	    "user after they correct you, answer a question or state a "
+	    "preference. Grade only on the user's own signals, never on "
+	    "your opinion. Similar situations and predictions are merged.",
+	.args = update_args,
+	.flags = TOOL_MCP,
+	.run = prediction_update,
+};
+
+static const struct tool_arg store_args[] = {
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store to list; default: this project's store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_prediction_list = {
+	.name = "prediction_list",
+	.family = "prediction",
+	.description = "List the predictions of a store with their "
+	    "confidence, situations and recent evidence.",
+	.args = store_args,
+	.flags = TOOL_MCP,
+	.run = prediction_list,
+};
+
+static const struct tool_arg delete_args[] = {
+	{ .name = "statement", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Text of the prediction to delete (matched by "
+	    "meaning)" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store to delete from; default: this project's "
+	    "store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_prediction_delete = {
+	.name = "prediction_delete",
+	.family = "prediction",
+	.description = "Delete a wrong or obsolete prediction, with its "
+	    "evidence.",
+	.args = delete_args,
+	.flags = TOOL_MCP,
+	.run = prediction_delete,
+};
