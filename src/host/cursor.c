@@ -42,6 +42,7 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	json_t		*old = json_object_get(all, event), *list, *e;
 	const char	*c;
 	size_t		 i;
+	bool		 clean = old == NULL || json_is_array(old);
 
 	list = json_array();
 	json_array_foreach(old, i, e) {
@@ -51,8 +52,8 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	}
 	json_array_append_new(list, json_pack("{s:s, s:i}", "command", cmd,
 	    "timeout", SETUP_HOOK_TIMEOUT));
-	json_object_set_new(all, event, list);
-	return old == NULL || json_is_array(old);
+	json_object_set_new(all, event, list);	/* frees old */
+	return clean;
 }
 
 static int
