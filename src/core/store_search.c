@@ -6,18 +6,23 @@
  * memories in milliseconds, so it cannot read 100,000 BLOBs per query.
  * Each (store, dimension) gets an in-memory row-major float matrix with the
  * rows' norms, rowids, slugs, branches and archived flags, loaded on first
- * use. A query scores every eligible row with a float SIMD dot product,
- * keeps a band of candidates around the limit-th best, rescores those with
- * the exact double cosine of §5.1, and fetches the winners by rowid.
+ * use, plus an int8 copy (one scale per row) that is a quarter of the
+ * bytes: a scan is bound by memory bandwidth, so a query scores every
+ * eligible row on the int8 copy with a SIMD dot product, which gives each
+ * row an interval its exact cosine must lie in. Only rows whose interval
+ * reaches the limit-th best lower end are rescored with the exact double
+ * cosine of §5.1 on the float rows; the winners are fetched by rowid.
  *
  * Invariants:
  *  1. The matrices describe the database as of the last validation: they
  *     are dropped whenever PRAGMA data_version (commits by any other
  *     connection) or sqlite3_total_changes (our own) moved. Recall
  *     stamping, which changes no vector, carries a valid cache over.
- *  2. Results are exact: the float pass only chooses which rows get the
- *     exact score, with a margin (band_eps) far above float rounding, so
- *     no row that belongs in the top `limit` is ever left out.
+ *  2. Results are exact: the int8 pass only chooses which rows get the
+ *     exact score, and its per-row error bound (quantisation plus float
+ *     rounding, see row_err) is rigorous, so no row that belongs in the
+ *     top `limit` is ever left out. Rows whose exact score is not a number
+ *     (a foreign BLOB holding NaN) are skipped.
  *  3. Equal scores keep table (rowid) order: the original scans the table
  *     and sorts stably (§5.2 step 4).
  *  4. Rows whose BLOB length is not a multiple of 4 are skipped with one
@@ -31,6 +36,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/store_int.h"
 #include "util/err.h"
@@ -46,6 +52,9 @@ struct store_mat {
 	size_t			 n, cap;
 	float			*v;		/* owned, n * dim */
 	double			*norm;		/* owned, sqrt(sum b_i^2) */
+	signed char		*c;		/* owned, n * dim, b ~ s * c */
+	float			*k;		/* owned, s / norm */
+	float			*e;		/* owned, s / (2 norm) */
 	sqlite3_int64		*rowid;		/* owned */
 	char			**slug;		/* owned */
 	char			**branch;	/* owned; NULL: SQL NULL */
@@ -58,6 +67,8 @@ struct store_cache {
 	sqlite3_int64		 changes;
 	int			 data_version;
 	bool			 warned;
+	float			*scratch;	/* owned; approximate scores */
+	size_t			 scratch_cap;
 };
 
 static void
@@ -72,6 +83,9 @@ mat_free(struct store_mat *m)
 	free(m->store);
 	free(m->v);
 	free(m->norm);
+	free(m->c);
+	free(m->k);
+	free(m->e);
 	free(m->rowid);
 	free(m->slug);
 	free(m->branch);
@@ -97,6 +111,7 @@ store_cache_free(struct store_cache *c)
 	if (c == NULL)
 		return;
 	cache_drop(c);
+	free(c->scratch);
 	free(c);
 }
 
@@ -149,6 +164,77 @@ norm_of(const float *v, int dim)
 	return sqrt(s);
 }
 
+/*
+ * Row i's int8 copy: c_j = round(b_j / s) with s = max|b_j| / 127, so
+ * |b_j - s c_j| <= s / 2. A row that is zero or not finite gets k = e = 0
+ * and is left to the exact pass (row_err makes it always a candidate).
+ */
+static void
+quantise(struct store_mat *m, size_t i)
+{
+	const float	*b = m->v + i * (size_t)m->dim;
+	signed char	*c = m->c + i * (size_t)m->dim;
+	float		 mx = 0, s;
+	int		 j;
+
+	for (j = 0; j < m->dim; j++)
+		mx = fabsf(b[j]) > mx ? fabsf(b[j]) : mx;
+	if (mx == 0 || !isfinite(mx) || !isfinite(m->norm[i])) {
+		memset(c, 0, (size_t)m->dim);
+		m->k[i] = 0;
+		m->e[i] = mx == 0 ? 0 : INFINITY;
+		return;
+	}
+	s = mx / 127;
+	for (j = 0; j < m->dim; j++)	/* |b_j / s| <= 127 by choice of s */
+		c[j] = (signed char)lrintf(b[j] / s);
+	m->k[i] = (float)(s / m->norm[i]);
+	m->e[i] = (float)(s / (2 * m->norm[i]));
+}
+
+/*
+ * The two big arrays are first touched row by row as they fill, and on a
+ * virtual machine every 4 KiB page fault is dear: they are allocated on
+ * 2 MiB boundaries and offered to transparent huge pages, which makes a
+ * 100,000-row load several times faster. Returns new memory holding the
+ * first `keep` bytes of old (which is freed).
+ */
+static void *
+big_regrow(void *old, size_t keep, size_t size)
+{
+	void	*p;
+
+	if (size < ((size_t)2 << 20))
+		return xrealloc(old, size);
+	if (posix_memalign(&p, (size_t)2 << 20, size) != 0)
+		return xrealloc(old, size);
+	madvise(p, size, MADV_HUGEPAGE);
+	if (keep > 0)
+		memcpy(p, old, keep);
+	free(old);
+	return p;
+}
+
+static void
+mat_reserve(struct store_mat *m, size_t cap)
+{
+	size_t	d = (size_t)m->dim;
+
+	if (cap <= m->cap)
+		return;
+	m->v = big_regrow(m->v, m->n * d * sizeof(float), cap * d *
+	    sizeof(float));
+	m->c = big_regrow(m->c, m->n * d, cap * d);
+	m->norm = xreallocarray(m->norm, cap, sizeof(double));
+	m->k = xreallocarray(m->k, cap, sizeof(float));
+	m->e = xreallocarray(m->e, cap, sizeof(float));
+	m->rowid = xreallocarray(m->rowid, cap, sizeof(sqlite3_int64));
+	m->slug = xreallocarray(m->slug, cap, sizeof(char *));
+	m->branch = xreallocarray(m->branch, cap, sizeof(char *));
+	m->archived = xreallocarray(m->archived, cap, 1);
+	m->cap = cap;
+}
+
 /* Append one decoded row to m. */
 static void
 mat_push(struct store_mat *m, sqlite3_stmt *stmt, const void *blob)
@@ -156,26 +242,38 @@ mat_push(struct store_mat *m, sqlite3_stmt *stmt, const void *blob)
 	const unsigned char	*b;
 	float			*row;
 
-	if (m->n == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->v = xreallocarray(m->v, m->cap, (size_t)m->dim *
-		    sizeof(float));
-		m->norm = xreallocarray(m->norm, m->cap, sizeof(double));
-		m->rowid = xreallocarray(m->rowid, m->cap,
-		    sizeof(sqlite3_int64));
-		m->slug = xreallocarray(m->slug, m->cap, sizeof(char *));
-		m->branch = xreallocarray(m->branch, m->cap, sizeof(char *));
-		m->archived = xreallocarray(m->archived, m->cap, 1);
-	}
+	if (m->n == m->cap)
+		mat_reserve(m, m->cap * 2 + 64);
 	row = m->v + m->n * (size_t)m->dim;
 	store_blob_decode(blob, (size_t)m->dim, row);
 	m->norm[m->n] = norm_of(row, m->dim);
+	quantise(m, m->n);
 	m->rowid[m->n] = sqlite3_column_int64(stmt, 0);
 	m->slug[m->n] = xstrdup((const char *)sqlite3_column_text(stmt, 1));
 	b = sqlite3_column_text(stmt, 2);
 	m->branch[m->n] = b == NULL ? NULL : xstrdup((const char *)b);
 	m->archived[m->n] = sqlite3_column_int(stmt, 3) != 0;
 	m->n++;
+}
+
+/* How many rows mat_load will find, to allocate once (a guess: rows may
+ * come and go before the scan; mat_push grows if needed). */
+static size_t
+mat_count(struct store *st, const char *store, int dim)
+{
+	sqlite3_stmt	*stmt = NULL;
+	struct err	 ignored;
+	size_t		 n = 0;
+
+	if (store_prepare(st, &stmt, "SELECT COUNT(*) FROM entries "
+	    "WHERE store = ? AND length(embedding) = ?", &ignored) != 0)
+		return 0;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, dim * 4);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		n = (size_t)sqlite3_column_int64(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
 }
 
 static void
@@ -207,6 +305,7 @@ mat_load(struct store *st, const char *store, int dim,
 	m = xcalloc(1, sizeof(*m));
 	m->store = xstrdup(store);
 	m->dim = dim;
+	mat_reserve(m, mat_count(st, store, dim) + 1);
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		slug = (const char *)sqlite3_column_text(stmt, 1);
 		bytes = sqlite3_column_bytes(stmt, 4);
@@ -242,42 +341,75 @@ mat_get(struct store *st, const char *store, int dim,
 }
 
 /*
- * Float dot products of q with each row of m: eight-lane vectors that the
- * avx2 clone runs on ymm registers (GCC picks the clone at load time).
+ * Dot products of the float query with each int8 row. The AVX2 version
+ * widens 8 int8 at a time to floats (GCC scalarises that conversion when
+ * written with vector extensions) and is chosen at run time; the plain
+ * loop is for other machines and the sanitizer build.
  */
-typedef float	vf8 __attribute__((vector_size(32)));
-
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
 static void
-dot_rows(const float *q, const float *m, size_t n, int dim, float *out)
+dot_rows_plain(const float *q, const signed char *m, size_t n, int dim,
+    float *out)
 {
 	size_t	r;
-	int	i, k;
-	vf8	a0, a1, x, y;
+	int	i;
 	float	s;
 
 	for (r = 0; r < n; r++, m += dim) {
-		a0 = (vf8){ 0 };
-		a1 = (vf8){ 0 };
-		for (i = 0; i + 16 <= dim; i += 16) {
-			memcpy(&x, q + i, sizeof(x));
-			memcpy(&y, m + i, sizeof(y));
-			a0 += x * y;
-			memcpy(&x, q + i + 8, sizeof(x));
-			memcpy(&y, m + i + 8, sizeof(y));
-			a1 += x * y;
-		}
-		a0 += a1;
 		s = 0;
-		for (k = 0; k < 8; k++)
-			s += a0[k];
+		for (i = 0; i < dim; i++)
+			s += q[i] * m[i];
+		out[r] = s;
+	}
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2,fma")))
+static void
+dot_rows_avx2(const float *q, const signed char *m, size_t n, int dim,
+    float *out)
+{
+	size_t	r;
+	int	i;
+	__m256	a0, a1, y0, y1;
+	__m128	h;
+	float	s;
+
+	for (r = 0; r < n; r++, m += dim) {
+		a0 = _mm256_setzero_ps();
+		a1 = _mm256_setzero_ps();
+		for (i = 0; i + 16 <= dim; i += 16) {
+			y0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+			    _mm_loadl_epi64((const __m128i *)(m + i))));
+			y1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+			    _mm_loadl_epi64((const __m128i *)(m + i + 8))));
+			a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), y0, a0);
+			a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), y1, a1);
+		}
+		a0 = _mm256_add_ps(a0, a1);
+		h = _mm_add_ps(_mm256_castps256_ps128(a0),
+		    _mm256_extractf128_ps(a0, 1));
+		h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+		h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+		s = _mm_cvtss_f32(h);
 		for (; i < dim; i++)
 			s += q[i] * m[i];
 		out[r] = s;
 	}
 }
+
+static void
+dot_rows(const float *q, const signed char *m, size_t n, int dim, float *out)
+{
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		dot_rows_avx2(q, m, n, dim, out);
+	else
+		dot_rows_plain(q, m, n, dim, out);
+}
+#else
+#define dot_rows	dot_rows_plain
+#endif
 
 /* §5.1 exactly: double accumulation, 0 for a zero denominator. */
 static double
@@ -295,14 +427,18 @@ cosine_exact(const float *q, double qnorm, const float *row, double rnorm,
 }
 
 /*
- * How far the float cosine may stray from the exact one: the float dot of
- * dim terms errs by at most about dim * 2^-24 of |q||row|; take 8 times
- * that. Ranking by round3 widens the band by a rounding step.
+ * How far row i's approximate cosine k * dot(q, c) / |q| may be from the
+ * exact one: quantisation moves the dot by at most (s / 2) * |q|_1, i.e.
+ * e * q1 in cosine units (q1 = |q|_1 / |q|); float rounding of a dim-term
+ * dot errs by about dim * 2^-24 of |q||b|, and dim * 2^-20 covers it with
+ * room to spare.
  */
+#define ROUNDING_ERR(dim)	((double)(dim) / 1048576 + 1e-6)
+
 static double
-band_eps(int dim, bool round3)
+row_err(const struct store_mat *m, size_t i, double q1)
 {
-	return (double)dim * ldexp(1, -21) + 1e-6 + (round3 ? 1e-3 : 0);
+	return (double)m->e[i] * q1 + ROUNDING_ERR(m->dim);
 }
 
 /* A row that made the band, with its exact score. */
@@ -393,44 +529,48 @@ query_mats(struct store *st, const struct store_query *q,
 }
 
 /*
- * The approximate pass: approx[k] gets every row's float cosine (NAN for
- * ineligible rows) and the return is the limit-th best of them.
+ * The approximate pass: approx[k] gets every row's approximate cosine (NAN
+ * for ineligible rows); the return is the limit-th best lower bound of an
+ * exact score, below which no row can make the cut.
  */
-static float
-approx_scores(const struct store_query *q, double qnorm,
+static double
+approx_scores(const struct store_query *q, double qnorm, double q1,
     struct store_mat **mats, size_t nmats, float **approx)
 {
 	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(float)), 0,
 			    (size_t)q->limit };
+	struct store_mat *m;
 	size_t		 k, i;
-	float		 kth, *a;
+	double		 kth;
+	float		*a;
 
 	for (k = 0; k < nmats; k++) {
-		a = approx[k] = xcalloc(mats[k]->n + 1, sizeof(float));
-		dot_rows(q->vec, mats[k]->v, mats[k]->n, q->dim, a);
-		for (i = 0; i < mats[k]->n; i++) {
-			if (!row_eligible(q, mats[k], i))
+		m = mats[k];
+		a = approx[k];
+		dot_rows(q->vec, m->c, m->n, q->dim, a);
+		for (i = 0; i < m->n; i++) {
+			if (!row_eligible(q, m, i)) {
 				a[i] = NAN;
-			else {
-				a[i] = qnorm == 0 || mats[k]->norm[i] == 0 ? 0 :
-				    (float)(a[i] / (qnorm * mats[k]->norm[i]));
-				topk_push(&t, a[i]);
+				continue;
 			}
+			a[i] = qnorm == 0 ? 0 : (float)(m->k[i] * a[i] / qnorm);
+			topk_push(&t, (float)(a[i] - row_err(m, i, q1)));
 		}
 	}
-	kth = t.n < t.k ? -FLT_MAX : t.v[0];
+	kth = t.n < t.k ? -INFINITY : t.v[0];
 	free(t.v);
 	return kth;
 }
 
 /* The band around the cut, exactly scored and sorted. */
 static void
-band_collect(const struct store_query *q, double qnorm,
-    struct store_mat **mats, size_t nmats, float **approx, float kth,
+band_collect(const struct store_query *q, double qnorm, double q1,
+    struct store_mat **mats, size_t nmats, float **approx, double kth,
     struct cand **out, size_t *nout)
 {
-	double		 eps = band_eps(q->dim, q->rank_round3);
-	double		 floor_ = fmax((double)kth, q->min_score) - eps;
+	/* round3 ranking: a score within a rounding step of the cut ties */
+	double		 floor_ = fmax(kth - (q->rank_round3 ? 1e-3 : 0),
+			    q->min_score);
 	struct cand	*c = NULL;
 	size_t		 n = 0, cap = 0, k, i;
 	struct store_mat *m;
@@ -439,11 +579,12 @@ band_collect(const struct store_query *q, double qnorm,
 	for (k = 0; k < nmats; k++) {
 		m = mats[k];
 		for (i = 0; i < m->n; i++) {
-			if (isnan(approx[k][i]) || approx[k][i] < floor_)
+			if (isnan(approx[k][i]) ||
+			    approx[k][i] + row_err(m, i, q1) < floor_)
 				continue;
 			s = cosine_exact(q->vec, qnorm, m->v + i *
 			    (size_t)m->dim, m->norm[i], m->dim);
-			if (s < q->min_score)
+			if (isnan(s) || s < q->min_score)
 				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 32;
@@ -477,6 +618,28 @@ fetch_hit(struct store *st, sqlite3_stmt *stmt, sqlite3_int64 rowid,
 	return 0;
 }
 
+/* One score slot per row of every matrix, reusing the cache's buffer so a
+ * warm query touches no fresh pages. */
+static float **
+scratch_split(struct store_cache *c, struct store_mat **mats, size_t nmats)
+{
+	float	**approx = xcalloc(nmats + 1, sizeof(*approx));
+	size_t	  k, total = 0;
+
+	for (k = 0; k < nmats; k++)
+		total += mats[k]->n;
+	if (total + 1 > c->scratch_cap) {
+		free(c->scratch);
+		c->scratch_cap = total + 1;
+		c->scratch = xcalloc(c->scratch_cap, sizeof(float));
+	}
+	for (k = 0, total = 0; k < nmats; k++) {
+		approx[k] = c->scratch + total;
+		total += mats[k]->n;
+	}
+	return approx;
+}
+
 int
 store_search(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
@@ -486,7 +649,7 @@ store_search(struct store *st, const struct store_query *q,
 	float			**approx = NULL;
 	sqlite3_stmt		 *stmt = NULL;
 	size_t			  nmats = 0, nc = 0, i;
-	double			  qnorm;
+	double			  qnorm, q1 = 0;
 	int			  rc = -1;
 
 	memset(hits, 0, sizeof(*hits));
@@ -496,9 +659,12 @@ store_search(struct store *st, const struct store_query *q,
 	    query_mats(st, q, &mats, &nmats, err) != 0)
 		goto out;
 	qnorm = norm_of(q->vec, q->dim);
-	approx = xcalloc(nmats + 1, sizeof(*approx));
-	band_collect(q, qnorm, mats, nmats, approx, approx_scores(q, qnorm,
-	    mats, nmats, approx), &c, &nc);
+	for (i = 0; i < (size_t)q->dim; i++)
+		q1 += fabs((double)q->vec[i]);
+	q1 = qnorm == 0 ? 0 : q1 / qnorm;
+	approx = scratch_split(st->cache, mats, nmats);
+	band_collect(q, qnorm, q1, mats, nmats, approx, approx_scores(q, qnorm,
+	    q1, mats, nmats, approx), &c, &nc);
 	if (nc > (size_t)q->limit)
 		nc = (size_t)q->limit;
 	if (nc == 0) {
@@ -516,8 +682,6 @@ store_search(struct store *st, const struct store_query *q,
 	}
 	rc = 0;
 out:
-	for (i = 0; approx != NULL && i < nmats; i++)
-		free(approx[i]);
 	free(approx);
 	free(mats);
 	free(c);
@@ -548,12 +712,23 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 
 	if (hits->n == 0)
 		return 0;
+	/*
+	 * §5.3's "(store, slug) IN (VALUES ...)" scans the whole table (SQLite
+	 * uses no index for a row-value IN list); the same rows as an OR of
+	 * primary-key equalities are found through the key.
+	 */
 	sbuf_adds(&sql, "UPDATE entries SET recall_count = recall_count + 1, "
-	    "last_recalled_at = ? WHERE (store, slug) IN (VALUES ");
+	    "last_recalled_at = ? WHERE ");
 	for (i = 0; i < hits->n; i++)
-		sbuf_adds(&sql, i == 0 ? "(?, ?)" : ", (?, ?)");
-	sbuf_addc(&sql, ')');
-	if (store_prepare(st, &stmt, sql.buf, err) != 0)
+		sbuf_adds(&sql, i == 0 ? "(store = ? AND slug = ?)" :
+		    " OR (store = ? AND slug = ?)");
+	/*
+	 * Telemetry is not worth an fsync per recall: this one statement runs
+	 * with synchronous=NORMAL (safe in WAL mode; a power cut may lose the
+	 * stamp, never the database). Per connection, invisible to others.
+	 */
+	if (store_exec(st, "PRAGMA synchronous = NORMAL", err) != 0 ||
+	    store_prepare(st, &stmt, sql.buf, err) != 0)
 		goto out;
 	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_STATIC);
 	for (i = 0; i < hits->n; i++) {
@@ -572,6 +747,7 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
+	sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
 	sbuf_release(&sql);
 	return rc;
 }

@@ -1,0 +1,149 @@
+/*
+ * b002-search.c — memory_recall's store work: store_search (limit 10 over
+ * [project, global]) plus store_stamp_recall, against N memories with
+ * random unit 384-dim vectors. Prints the first search (which loads the
+ * in-memory matrix) and the median and p95 of warm searches, in ms.
+ *
+ * usage: b002-search [memories] [rounds]      (default 1000 200)
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/store.h"
+#include "util/err.h"
+
+#define DIM	384
+
+static uint64_t	rng = 88172645463325252ull;
+
+static double
+gauss(void)
+{
+	double	u, v;
+
+	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+	u = ((rng >> 11) + 0.5) / 9007199254740992.0;
+	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+	v = ((rng >> 11) + 0.5) / 9007199254740992.0;
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
+}
+
+static void
+unit_vec(float *v)
+{
+	double	n = 0;
+	int	i;
+
+	for (i = 0; i < DIM; i++) {
+		v[i] = (float)gauss();
+		n += (double)v[i] * v[i];
+	}
+	for (i = 0; i < DIM; i++)
+		v[i] = (float)(v[i] / sqrt(n));
+}
+
+static double
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_d(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int
+main(int argc, char **argv)
+{
+	int			 n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1000;
+	int			 rounds = argc > 2 ? (int)strtol(argv[2], NULL, 10) :
+				    200;
+	char			 path[] = "/tmp/thatch-b002.XXXXXX", db[64], slug[32];
+	const char		*stores[] = { "acme/api", "global" };
+	float			 v[DIM], q[DIM];
+	struct store		*st;
+	struct err		 err;
+	struct store_hits	 hits;
+	enum store_write_result	 res;
+	struct store_write	 w = { .content = "# m\n\nbody", .vec = v,
+				    .dim = DIM, .model = "Xenova/bge-small-en-v1.5",
+				    .archived = -1,
+				    .now = "2025-01-01T00:00:00.000Z" };
+	struct store_query	 sq = { .stores = stores, .nstores = 2, .vec = q,
+				    .dim = DIM, .limit = 10, .min_score = -2 };
+	double			*t, *u, first;
+	int			 i;
+
+	if (mkdtemp(path) == NULL)
+		return 1;
+	snprintf(db, sizeof(db), "%s/thatch.db", path);
+	if (store_open(db, &st, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	store_exec(st, "BEGIN", &err);
+	for (i = 0; i < n; i++) {
+		unit_vec(v);
+		snprintf(slug, sizeof(slug), "memory-%d", i);
+		w.slug = w.label = slug;
+		w.store = i % 5 == 0 ? "global" : "acme/api";
+		if (store_remember(st, &w, &res, &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 1;
+		}
+	}
+	store_exec(st, "COMMIT", &err);
+	store_close(st);
+
+	/* a fresh connection, as a new MCP server would have */
+	store_open(db, &st, &err);
+	t = calloc((size_t)rounds, sizeof(*t));
+	u = calloc((size_t)rounds, sizeof(*u));
+	unit_vec(q);
+	first = now_ms();
+	store_search(st, &sq, &hits, &err);
+	store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z", &err);
+	first = now_ms() - first;
+	store_hits_release(&hits);
+	for (i = 0; i < rounds; i++) {
+		unit_vec(q);
+		t[i] = now_ms();
+		if (store_search(st, &sq, &hits, &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 1;
+		}
+		u[i] = now_ms();
+		if (store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z",
+		    &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			return 1;
+		}
+		u[i] = now_ms() - u[i];
+		t[i] = now_ms() - t[i];
+		store_hits_release(&hits);
+	}
+	qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
+	qsort(u, (size_t)rounds, sizeof(*u), cmp_d);
+	printf("%6d memories: first search+stamp %.1f ms (loads the matrix); "
+	    "warm search+stamp median %.3f ms, p95 %.3f ms; of which stamp "
+	    "median %.3f ms (%d rounds, dim %d, limit 10)\n", n, first,
+	    t[rounds / 2], t[(int)(rounds * 0.95)], u[rounds / 2], rounds, DIM);
+	free(u);
+	store_close(st);
+	free(t);
+	if (getenv("B002_KEEP")) { printf("kept %s\n", db); return 0; }
+	snprintf(db, sizeof(db), "rm -rf '%s'", path);
+	return system(db) != 0;
+}
