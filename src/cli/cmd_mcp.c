@@ -4,9 +4,10 @@
  * stdin ends; the protocol itself is host/mcp.c.
  *
  * Startup order (§2.2, host-contracts C3): store (opened by the
- * dispatcher; failure exits 1), project store from PROJECT_DIR, tool
- * context with a lazy model, setup detection, then the loop. Nothing here
- * loads the model: initialize is answered in milliseconds.
+ * dispatcher; failure exits 1), tool context with a lazy model, setup
+ * detection, then the loop. The project store (git probes) is detected
+ * once initialize has been answered, and the model loads on the first
+ * call that embeds: initialize costs milliseconds.
  */
 #include "cli/cmd.h"
 
@@ -20,6 +21,19 @@
 #include "tools/tool.h"
 #include "util/log.h"
 
+struct startup {
+	struct cli_ctx	*cli;
+	struct tool_ctx	*tools;
+};
+
+static void
+detect_store(void *arg)
+{
+	struct startup	*s = arg;
+
+	s->tools->default_store = cli_repo(s->cli);
+}
+
 static int
 cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -28,15 +42,17 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct mcp_server	*srv;
 	struct sideband		*sb = NULL;
 	struct setup_refresh	 refresh = { &setup, &ctx->paths };
+	struct startup		 startup = { ctx, &tools };
 	struct err		 err;
 	char			*warning;
 	int			 rc;
 
 	(void)argc;
 	(void)argv;
-	tool_ctx_init(&tools, ctx->store, cli_repo(ctx), &ctx->paths);
+	tool_ctx_init(&tools, ctx->store, NULL, &ctx->paths);
 	tools.clock = ctx->clock;
 	srv = mcp_new(&tools, 0, 1);
+	mcp_after_initialize(srv, detect_store, &startup);
 	mcp_setup_detect(&ctx->paths, &setup);
 	if ((warning = mcp_setup_warning(&setup)) != NULL) {
 		log_warn("%s", warning);

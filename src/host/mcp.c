@@ -53,6 +53,11 @@ enum {
 	RPC_INVALID_PARAMS = -32602,
 };
 
+struct deferred {
+	void	(*fn)(void *);
+	void	 *arg;
+};
+
 struct watch {
 	int	  fd;
 	void	(*ready)(void *, int);
@@ -64,14 +69,14 @@ struct mcp_server {
 	int				 in_fd, out_fd;
 	char				*warning;	/* owned; one-shot */
 	const struct mcp_prompt *const	*prompts;
-	void				(*after_init)(void *);
-	void				*after_init_arg;
+	struct deferred			*deferred;	/* owned */
+	size_t				 ndeferred;
 	struct watch			*watches;	/* owned */
 	size_t				 nwatches;
 	struct sbuf			 in;		/* unread input */
 	size_t				 in_off;	/* start of unread */
 	bool				 skipping;	/* inside an oversized line */
-	bool				 initialized;	/* answered initialize */
+	bool				 initialized;	/* initialize came */
 };
 
 /* The versions we speak, newest first (host-contracts §4). */
@@ -185,6 +190,7 @@ mcp_free(struct mcp_server *s)
 	if (s == NULL)
 		return;
 	free(s->warning);
+	free(s->deferred);
 	free(s->watches);
 	sbuf_release(&s->in);
 	free(s);
@@ -212,8 +218,20 @@ mcp_set_prompts(struct mcp_server *s, const struct mcp_prompt *const *p)
 void
 mcp_after_initialize(struct mcp_server *s, void (*fn)(void *), void *arg)
 {
-	s->after_init = fn;
-	s->after_init_arg = arg;
+	s->deferred = xreallocarray(s->deferred, s->ndeferred + 1,
+	    sizeof(*s->deferred));
+	s->deferred[s->ndeferred++] = (struct deferred){ fn, arg };
+}
+
+/* Run the deferred startup work, once. */
+static void
+run_deferred(struct mcp_server *s)
+{
+	size_t	i, n = s->ndeferred;
+
+	s->ndeferred = 0;
+	for (i = 0; i < n; i++)
+		s->deferred[i].fn(s->deferred[i].arg);
 }
 
 void
@@ -307,9 +325,9 @@ m_initialize(struct mcp_server *s, const json_t *params, int *code,
 	const char		*answer = MCP_PROTOCOL_LATEST;
 	json_t			*r, *caps, *info;
 
+	(void)s;
 	(void)code;
 	(void)why;
-	s->initialized = true;
 	for (v = versions; asked != NULL && *v != NULL; v++)
 		if (strcmp(*v, asked) == 0)
 			answer = *v;
@@ -499,6 +517,11 @@ dispatch(struct mcp_server *s, const json_t *msg, struct sbuf *out)
 	for (m = methods; m->name != NULL; m++)
 		if (strcmp(m->name, name) == 0)
 			break;
+	/* deferred startup work runs after initialize, or before the rest */
+	if (strcmp(name, "initialize") == 0)
+		s->initialized = true;
+	else
+		run_deferred(s);
 	if (m->name == NULL) {
 		/* notifications (known or not) are never answered */
 		if (!notify) {
@@ -645,12 +668,8 @@ serve_line(struct mcp_server *s, bool eof, struct err *err, int *rc)
 	if (out.len > 0 && write_all(s->out_fd, out.buf, out.len, err) != 0)
 		*rc = -1;
 	sbuf_release(&out);
-	if (s->initialized && s->after_init != NULL && *rc == 0) {
-		void	(*fn)(void *) = s->after_init;
-
-		s->after_init = NULL;
-		fn(s->after_init_arg);
-	}
+	if (s->initialized && *rc == 0)
+		run_deferred(s);
 	return line != NULL;
 }
 

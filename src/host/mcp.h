@@ -106,11 +106,14 @@ void	mcp_set_warning(struct mcp_server *, const char *warning);
 void	mcp_set_prompts(struct mcp_server *, const struct mcp_prompt *const *);
 
 /*
- * Run fn(arg) once, right after the initialize response has been written:
- * the place for slow startup work that must not delay the handshake
- * (host-contracts C3) — auto-refresh of the host setup (§2.7), seeding.
+ * Run fn(arg) once, after the initialize response has been written (or
+ * before the first message when a client skips initialize): the place for
+ * startup work that must not delay the handshake (host-contracts C3) —
+ * store detection, the auto-refresh of the host setup (§2.7), seeding.
+ * Deferred functions run in the order they were added.
  */
-void	mcp_after_initialize(struct mcp_server *, void (*fn)(void *), void *);
+void	mcp_after_initialize(struct mcp_server *, void (*fn)(void *),
+	    void *arg);
 
 /*
  * Watch fd for readability in the server's poll loop: ready(arg, fd) is
