@@ -60,9 +60,10 @@ static const char SQL_MATCHER_LAST[] =
 static const char SQL_ITEM_SCAN[] =
 	"SELECT id, embedding FROM {I}"
 	" WHERE store = ?1 AND embedding IS NOT NULL ORDER BY rowid";
+/* Both inserts take the same parameters; matchers have no rationale (?4). */
 static const char SQL_MATCHER_INSERT[] =
 	"INSERT INTO {M} (id, store, description, embedding, model,"
-	" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)";
+	" created_at, updated_at) VALUES (?1, ?2, ?3, ?5, ?6, ?7, ?7)";
 static const char SQL_ITEM_INSERT[] =
 	"INSERT INTO {I} (id, store, statement, rationale, embedding, model,"
 	" created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)";
@@ -884,37 +885,10 @@ out:
 	return rc;
 }
 
-int
-engine_create_matcher(struct store *st, const struct engine *eng,
-    const char *store, const char *description, const float *vec, int dim,
-    const char *model, const char *now, char **id, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
-
-	*id = NULL;
-	if (ensure_store(st, store, err) != 0 || uuid_new(id, err) != 0 ||
-	    prep(st, eng, SQL_MATCHER_INSERT, 0, &stmt, err) != 0)
-		goto out;
-	sqlite3_bind_text(stmt, 1, *id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, description, -1, SQLITE_STATIC);
-	bind_vec(stmt, 4, vec, dim);
-	sqlite3_bind_text(stmt, 5, model, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, now, -1, SQLITE_STATIC);
-	rc = step_done(st, stmt, err);
-out:
-	sqlite3_finalize(stmt);
-	if (rc != 0) {
-		free(*id);
-		*id = NULL;
-	}
-	return rc;
-}
-
-int
-engine_create_item(struct store *st, const struct engine *eng,
-    const char *store, const char *statement, const char *rationale,
+/* Insert a matcher or an item (tmpl) with a new id. */
+static int
+insert_row(struct store *st, const struct engine *eng, const char *tmpl,
+    const char *store, const char *text, const char *rationale,
     const float *vec, int dim, const char *model, const char *now,
     char **id, struct err *err)
 {
@@ -923,11 +897,11 @@ engine_create_item(struct store *st, const struct engine *eng,
 
 	*id = NULL;
 	if (ensure_store(st, store, err) != 0 || uuid_new(id, err) != 0 ||
-	    prep(st, eng, SQL_ITEM_INSERT, 0, &stmt, err) != 0)
+	    prep(st, eng, tmpl, 0, &stmt, err) != 0)
 		goto out;
 	sqlite3_bind_text(stmt, 1, *id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, statement, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, text, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 4, rationale, -1, SQLITE_STATIC);
 	bind_vec(stmt, 5, vec, dim);
 	sqlite3_bind_text(stmt, 6, model, -1, SQLITE_STATIC);
@@ -940,6 +914,25 @@ out:
 		*id = NULL;
 	}
 	return rc;
+}
+
+int
+engine_create_matcher(struct store *st, const struct engine *eng,
+    const char *store, const char *description, const float *vec, int dim,
+    const char *model, const char *now, char **id, struct err *err)
+{
+	return insert_row(st, eng, SQL_MATCHER_INSERT, store, description,
+	    NULL, vec, dim, model, now, id, err);
+}
+
+int
+engine_create_item(struct store *st, const struct engine *eng,
+    const char *store, const char *statement, const char *rationale,
+    const float *vec, int dim, const char *model, const char *now,
+    char **id, struct err *err)
+{
+	return insert_row(st, eng, SQL_ITEM_INSERT, store, statement,
+	    rationale, vec, dim, model, now, id, err);
 }
 
 int
