@@ -96,6 +96,9 @@ run(const struct cmd_entry *e, struct cli_ctx *ctx, int argc, char **argv)
 	} else if (rc == CMD_FAILED) {
 		fprintf(stderr, "[thatch %s] failed: %s\n", e->name,
 		    ctx->err.msg);
+		if (e->flags & CMD_HOOK)
+			log_debug("hook:error", "%s: %s", e->name,
+			    ctx->err.msg);
 		rc = 1;
 	}
 	if (e->flags & CMD_HOOK)
