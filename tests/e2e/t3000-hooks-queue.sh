@@ -43,6 +43,7 @@ for bad in '' 'not json' '[1,2]' 'null' '{"session_id":"","tool_calls":[]}' '{"s
 done
 err=$(printf 'not json' | thatch buffer-batch 2>&1 >/dev/null)
 expect_contains "malformed stdin is reported on stderr" "$err" "[thatch buffer-batch] failed:"
+mkdir -p "$XDG_CONFIG_HOME/thatch"
 printf 'not json' | THATCH_DEBUG=1 thatch buffer-batch 2>/dev/null
 expect_contains "with THATCH_DEBUG the failure is in the debug log" "$(cat "$XDG_CONFIG_HOME/thatch/debug.log" 2>/dev/null)" "[hook:error] buffer-batch:"
 batch s-part '[{"tool_input":{}},'"$read_call"',{"tool_name":"Glob","tool_input":{"pattern":"*.c"}}]' | thatch buffer-batch
