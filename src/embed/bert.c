@@ -311,15 +311,6 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws);
 }
 
-/* y[n, out] (+)= x[n, in] . w[out, in]^T, with leading dimension ldy. */
-static void
-linear(const float *x, int n, int in, const float *w, int out, float *y,
-    int ldy, float beta)
-{
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
-	    1.0f, x, in, w, in, beta, y, ldy);
-}
-
 /* y = LN(y + bias) * g + b, row by row. */
 static void
 layer_norm(float *y, int n, int h, const float *bias, const float *g,
@@ -357,23 +348,25 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
  * +-1 in float beyond). onnxruntime approximates both too; test_bert
  * bounds the error.
  */
-/* The helpers return vectors but are always inlined into the clones, so
- * GCC's note that their ABI would differ per ISA does not apply. */
+/* GCC notes that vector returns change ABI per ISA; the helpers are
+ * always inlined, so no such call exists. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 typedef float	vf __attribute__((vector_size(64)));
 typedef int32_t	vi __attribute__((vector_size(64)));
 
 #define VN	((int)(sizeof(vf) / sizeof(float)))
+/* always inlined: a call would pass vectors by a per-ISA convention */
+#define VINLINE	static inline __attribute__((always_inline))
 #define CLONES	__attribute__((target_clones("avx512f", "avx2", "default")))
 
-static inline vf
+VINLINE vf
 vsplat(float f)
 {
 	return (vf){ f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f };
 }
 
 /* Lanes of x clamped to [lo, hi] (comparisons give -1 where true). */
-static inline vf
+VINLINE vf
 vclamp(vf x, float lo, float hi)
 {
 	vi	m;
@@ -384,7 +377,7 @@ vclamp(vf x, float lo, float hi)
 	return (vf)(((vi)vsplat(hi) & m) | ((vi)x & ~m));
 }
 
-static inline vf
+VINLINE vf
 vexp(vf x)
 {
 	const vf	magic = vsplat(12582912.0f);	/* 1.5 * 2^23 */
@@ -407,7 +400,7 @@ vexp(vf x)
 	return (vf)((vi)p + bits);
 }
 
-static inline vf
+VINLINE vf
 verf(vf x)
 {
 	vf	x2, p, q;
@@ -429,12 +422,35 @@ verf(vf x)
 	return x * p / q;
 }
 
-/* Apply f to n floats at p, VN at a time (the tail through a pad). */
+VINLINE vf
+vload(const float *p)
+{
+	vf	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Lanes of the larger of a and b. */
+VINLINE vf
+vmax(vf a, vf b)
+{
+	vi	m = a > b;
+
+	return (vf)(((vi)a & m) | ((vi)b & ~m));
+}
+
+/* Apply body to v for each VN floats at p[0, n); the tail goes through a
+ * zeroed pad so that the full-width loads stay constant-size. */
 #define VMAP(p, n, v, body) do {					\
 	float	pad_[VN];						\
 	int	j_, k_;							\
-	for (j_ = 0; j_ < (n); j_ += VN) {				\
-		k_ = (n) - j_ < VN ? (n) - j_ : VN;			\
+	for (j_ = 0; j_ + VN <= (n); j_ += VN) {			\
+		memcpy(&(v), (p) + j_, sizeof(v));			\
+		body;							\
+		memcpy((p) + j_, &(v), sizeof(v));			\
+	}								\
+	if ((k_ = (n) - j_) > 0) {					\
 		memset(pad_, 0, sizeof(pad_));				\
 		memcpy(pad_, (p) + j_, (size_t)k_ * sizeof(float));	\
 		memcpy(&(v), pad_, sizeof(v));				\
@@ -448,18 +464,25 @@ verf(vf x)
 CLONES static void
 softmax(float *r, int n)
 {
-	vf	v;
-	float	max = r[0], s = 0;
+	vf	v, top = vsplat(r[0]), sum = vsplat(0);
+	float	max, s = 0;
 	int	j;
 
-	for (j = 1; j < n; j++)
+	for (j = 0; j + VN <= n; j += VN)
+		top = vmax(top, vload(r + j));
+	for (max = top[0], j = j > 0 ? 0 : VN; j < VN; j++)
+		max = top[j] > max ? top[j] : max;
+	for (j = n - n % VN; j < n; j++)
 		max = r[j] > max ? r[j] : max;
 	VMAP(r, n, v, v = vexp(v - vsplat(max)));
-	for (j = 0; j < n; j++)
+	for (j = 0; j + VN <= n; j += VN)
+		sum += vload(r + j);
+	for (; j < n; j++)
 		s += r[j];
+	for (j = 0; j < VN; j++)
+		s += sum[j];
 	s = 1.0f / s;
-	for (j = 0; j < n; j++)
-		r[j] *= s;
+	VMAP(r, n, v, v *= vsplat(s));
 }
 
 /* y = GELU(y) over n floats (biases already added), exact erf form. */
@@ -470,6 +493,16 @@ gelu(float *y, int n)
 
 	VMAP(y, n, v, v = vsplat(0.5f) * v *
 	    (vsplat(1.0f) + verf(v * vsplat((float)M_SQRT1_2))));
+}
+
+
+/* y[n, out] += x[n, in] . w[out, in]^T, with leading dimension ldy. */
+static void
+linear(const float *x, int n, int in, const float *w, int out, float *y,
+    int ldy)
+{
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
+	    1.0f, x, in, w, in, 1.0f, y, ldy);
 }
 
 /* Every row of y[n, w] = row: the bias that sgemm then adds onto. */
@@ -496,9 +529,9 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 		memcpy(ws->qkv + (size_t)i * 3 * h + 2 * h, L->bv,
 		    h * sizeof(float));
 	}
-	linear(ws->x, n, h, L->wq, h, ws->qkv, 3 * h, 1);
-	linear(ws->x, n, h, L->wk, h, ws->qkv + h, 3 * h, 1);
-	linear(ws->x, n, h, L->wv, h, ws->qkv + 2 * h, 3 * h, 1);
+	linear(ws->x, n, h, L->wq, h, ws->qkv, 3 * h);
+	linear(ws->x, n, h, L->wk, h, ws->qkv + h, 3 * h);
+	linear(ws->x, n, h, L->wv, h, ws->qkv + 2 * h, 3 * h);
 	for (k = 0; k < b->cfg.heads; k++) {
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
 		    scale, ws->qkv + k * d, 3 * h, ws->qkv + h + k * d,
@@ -510,7 +543,7 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 		    ws->ctx + k * d, h);
 	}
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
-	linear(ws->ctx, n, h, L->wo, h, ws->tmp, h, 1);
+	linear(ws->ctx, n, h, L->wo, h, ws->tmp, h);
 	layer_norm(ws->tmp, n, h, L->bo, L->ln1_g, L->ln1_b, b->cfg.eps);
 }
 
@@ -521,10 +554,10 @@ feed_forward(const struct bert *b, const struct layer *L,
 	int	h = b->cfg.hidden, in = b->cfg.inter;
 
 	rows_set(ws->inter, n, in, L->bi);
-	linear(ws->tmp, n, h, L->wi, in, ws->inter, in, 1);
+	linear(ws->tmp, n, h, L->wi, in, ws->inter, in);
 	gelu(ws->inter, n * in);
 	memcpy(ws->x, ws->tmp, (size_t)n * h * sizeof(float));
-	linear(ws->inter, n, in, L->wd, h, ws->x, h, 1);
+	linear(ws->inter, n, in, L->wd, h, ws->x, h);
 	layer_norm(ws->x, n, h, L->bd, L->ln2_g, L->ln2_b, b->cfg.eps);
 }
 
