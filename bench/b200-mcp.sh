@@ -1,0 +1,26 @@
+#!/bin/sh
+# b200-mcp.sh — `thatch mcp` over its own protocol (initialize,
+# memory_recall, memory_remember, resident memory) with a bge-small-shaped
+# random model, against stores of 1,000, 10,000 and 100,000 memories
+# populated by direct store calls. Results: bench/README.md.
+set -eu
+cd "$(dirname "$0")/.."
+make -s -j2 thatch build/libthatch.a
+PKGS="sqlite3 jansson libcurl libutf8proc openblas libcrypto"
+mkdir -p build/bench bench/out
+# shellcheck disable=SC2046
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isrc \
+    $(pkg-config --cflags $PKGS) -o build/bench/b200-mcp bench/b200-mcp.c \
+    build/libthatch.a $(pkg-config --libs $PKGS) -lm -pthread
+[ -f bench/out/bge-small/model.safetensors ] ||
+    python3 bench/random-bert bench/out/bge-small --shape bge-small
+tmp=$(mktemp -d /tmp/thatch-b200.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export THATCH_MODEL="$PWD/bench/out/bge-small" HF_ENDPOINT=http://127.0.0.1:9
+unset CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR
+for n in ${B200_SIZES:-1000 10000 100000}; do
+	export THATCH_DB_PATH="$tmp/$n.db"
+	build/bench/b200-mcp populate "$THATCH_DB_PATH" bench "$n" 0 0
+	echo "$n memories:"
+	build/bench/b200-mcp serve "$PWD/thatch" bench "${B200_ROUNDS:-200}"
+done
