@@ -18,7 +18,8 @@
  *     files behind; hook writes take well under a millisecond.
  *  2. The queue file only ever changes by one O_APPEND write of whole
  *     lines, by rename of a complete temporary file, or by unlink, so a
- *     lock-free reader (peek) sees whole lines.
+ *     lock-free reader (peek) sees whole lines. Nothing is fsync'd: the
+ *     queue is a cache, and an fsync would cost more than the hook.
  *  3. At most QUEUE_CAP records are on disk after any append.
  *  4. No file name is built from a session id except through safe_id,
  *     whose output has only [A-Za-z0-9_-] and is never empty, "." or "..".
@@ -422,7 +423,7 @@ queue_append(const char *dir, const char *sid, const struct queue_call *calls,
 	drop = total - QUEUE_CAP;
 	json_array_extend(existing, add);
 	dump_lines(&sb, existing, drop);
-	rc = fileio_write_atomic(path, sb.buf, sb.len, 0600, err);
+	rc = fileio_replace(path, sb.buf, sb.len, 0600, err);
 out:
 	unlock_dir(fd);
 	if (rc != 0)
@@ -477,7 +478,7 @@ queue_missed_bump(const char *dir, const char *sid, struct err *err)
 	if ((fd = lock_dir(dir, err)) < 0)
 		goto out;
 	snprintf(buf, sizeof(buf), "%d", queue_missed(dir, sid) + 1);
-	rc = fileio_write_atomic(path, buf, strlen(buf), 0600, err);
+	rc = fileio_replace(path, buf, strlen(buf), 0600, err);
 out:
 	unlock_dir(fd);
 	free(path);
@@ -539,7 +540,7 @@ queue_pending_put(const char *dir, const char *sid, const char *text,
 	char	*body = xasprintf("%c%s", extraction ? '1' : '0', text);
 	int	 rc;
 
-	rc = fileio_write_atomic(path, body, strlen(body), 0600, err);
+	rc = fileio_replace(path, body, strlen(body), 0600, err);
 	free(body);
 	free(path);
 	return rc;

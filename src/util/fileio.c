@@ -91,9 +91,9 @@ ensure_parent(const char *path, struct err *err)
 	return rc;
 }
 
-int
-fileio_write_atomic(const char *path, const void *data, size_t len,
-    unsigned int mode, struct err *err)
+static int
+write_atomic(const char *path, const void *data, size_t len,
+    unsigned int mode, int sync, struct err *err)
 {
 	char	*tmp = NULL;
 	int	 fd = -1, rc = -1;
@@ -106,7 +106,7 @@ fileio_write_atomic(const char *path, const void *data, size_t len,
 		err_errno(err, "cannot create '%s'", tmp);
 		goto out;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (write_all(fd, data, len) != 0 || (sync && fsync(fd) != 0)) {
 		err_errno(err, "cannot write '%s'", path);
 		goto out;
 	}
@@ -128,6 +128,20 @@ out:
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+int
+fileio_write_atomic(const char *path, const void *data, size_t len,
+    unsigned int mode, struct err *err)
+{
+	return write_atomic(path, data, len, mode, 1, err);
+}
+
+int
+fileio_replace(const char *path, const void *data, size_t len,
+    unsigned int mode, struct err *err)
+{
+	return write_atomic(path, data, len, mode, 0, err);
 }
 
 int

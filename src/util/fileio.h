@@ -27,6 +27,15 @@ int	fileio_write_atomic(const char *path, const void *, size_t,
 	    unsigned int mode, struct err *);
 
 /*
+ * fileio_write_atomic without the fsync: readers still see the old or the
+ * new file, never a mix, but a crash may lose the new contents. For caches
+ * on the hooks' hot path (the extraction queue), where an fsync costs more
+ * than the whole hook.
+ */
+int	fileio_replace(const char *path, const void *, size_t, unsigned int mode,
+	    struct err *);
+
+/*
  * Append one record with a single write(2) on an O_APPEND descriptor, so
  * concurrent appenders never interleave within a record. Creates the file
  * (mode) and its directory.
