@@ -38,7 +38,7 @@ cmd_flush_predictions_exec(struct cli_ctx *ctx, int argc, char **argv)
 	prompt = hook_prompt(in);
 	text = json_string_value(prompt);
 	if (text != NULL && utf8_js_len(text, json_string_length(prompt)) >=
-	    HOOK_MIN_PROMPT) {
+	    HOOK_MIN_PROMPT && hook_sideband_up(&ctx->paths)) {
 		hook_related(&ctx->paths, cli_default_store(ctx), text,
 		    HOOK_PREDICTIONS, &out);
 	}

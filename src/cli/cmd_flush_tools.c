@@ -67,7 +67,7 @@ tier_related(struct cli_ctx *ctx, const json_t *in, struct sbuf *out)
 	const char	*text = json_string_value(prompt);
 
 	if (text == NULL || utf8_js_len(text, json_string_length(prompt)) <
-	    HOOK_MIN_PROMPT)
+	    HOOK_MIN_PROMPT || !hook_sideband_up(&ctx->paths))
 		return false;
 	/* REPO is computed only here: tier 1 needs no git (§5.1) */
 	return hook_related(&ctx->paths, cli_default_store(ctx), text,

@@ -199,6 +199,16 @@ render_recall(const json_t *matches, struct sbuf *out)
 	text_nudge_recall(out, json_array_size(matches), labels);
 }
 
+bool
+hook_sideband_up(const struct paths *paths)
+{
+	char	*sock = sideband_path(paths);
+	bool	 up = sock != NULL && fileio_exists(sock);
+
+	free(sock);
+	return up;
+}
+
 int
 hook_related(const struct paths *paths, const char *repo, const char *prompt,
     unsigned parts, struct sbuf *out)

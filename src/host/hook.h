@@ -89,6 +89,13 @@ enum hook_parts {
 #define HOOK_MIN_PROMPT	10
 
 /*
+ * Whether a sideband socket file exists at all. Without one no server is
+ * running, and the prompt-aware tier can be skipped before it costs a
+ * store identity (git) lookup.
+ */
+bool	hook_sideband_up(const struct paths *);
+
+/*
  * Ask the MCP server's sideband, all parts at once, about prompt in the
  * stores repo and global, with the thresholds of the environment
  * (THATCH_*_THRESHOLD, §1.2), and append the parts that found something,
