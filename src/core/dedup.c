@@ -210,7 +210,9 @@ scan_store(struct store *st, const char *store, double threshold,
 		return 0;
 	if (store_verdicts(st, store, add_verdict, &w, err) != 0)
 		return -1;
-	qsort(sc->verdicts, sc->nverdicts, sizeof(*sc->verdicts), cmp_key);
+	if (sc->nverdicts > 1)
+		qsort(sc->verdicts, sc->nverdicts, sizeof(*sc->verdicts),
+		    cmp_key);
 	scan_pairs(sc);
 	return 0;
 }

@@ -262,32 +262,31 @@ mcp_unwatch(struct mcp_server *s, int fd)
 
 /* ---- Responses ---------------------------------------------------------- */
 
+/* One response line: {"jsonrpc","id",<member>:<value>}; value is taken. */
 static void
-respond(struct sbuf *out, const json_t *id, json_t *result)
+reply(struct sbuf *out, const json_t *id, const char *member, json_t *value)
 {
 	json_t	*msg = json_object();
 
 	json_object_set_new(msg, "jsonrpc", json_string("2.0"));
 	json_object_set(msg, "id", id ? (json_t *)id : json_null());
-	json_object_set_new(msg, "result", result);
+	json_object_set_new(msg, member, value);
 	jsonx_dump_sbuf(out, msg, 0);
 	sbuf_addc(out, '\n');
 	json_decref(msg);
 }
 
 static void
+respond(struct sbuf *out, const json_t *id, json_t *result)
+{
+	reply(out, id, "result", result);
+}
+
+static void
 respond_error(struct sbuf *out, const json_t *id, int code, const char *text)
 {
-	json_t	*msg = json_object(), *e = json_object();
-
-	json_object_set_new(e, "code", json_integer(code));
-	json_object_set_new(e, "message", json_string(text));
-	json_object_set_new(msg, "jsonrpc", json_string("2.0"));
-	json_object_set(msg, "id", id ? (json_t *)id : json_null());
-	json_object_set_new(msg, "error", e);
-	jsonx_dump_sbuf(out, msg, 0);
-	sbuf_addc(out, '\n');
-	json_decref(msg);
+	reply(out, id, "error", json_pack("{s:i,s:s}", "code", code,
+	    "message", text));
 }
 
 /* {"isError":..,"content":[{"type":"text","text":..}]} (§4.1 key order) */

@@ -4,6 +4,7 @@
  * blocked matrix scan agreeing with the plain double loop of the spec.
  */
 #include "check.h"
+#include "tmpdb.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,25 +15,6 @@
 #include "util/err.h"
 #include "util/num.h"
 #include "util/xmalloc.h"
-
-static char	dir_tmpl[] = "/tmp/thatch-test-dedup.XXXXXX";
-static char	*dir;
-
-static struct store *
-open_fresh(const char *name)
-{
-	struct store	*st = NULL;
-	struct err	 err = { "" };
-	char		*path;
-
-	if (dir == NULL)
-		dir = mkdtemp(dir_tmpl);
-	path = xasprintf("%s/%s/thatch.db", dir, name);
-	if (store_open(path, &st, &err) != 0)
-		CHECK_FAIL("store_open: %s", err.msg);
-	free(path);
-	return st;
-}
 
 static void
 put(struct store *st, const char *slug, const float *vec, int dim,
@@ -53,7 +35,7 @@ put(struct store *st, const char *slug, const float *vec, int dim,
 static void
 near_duplicates_are_paired_best_first(void)
 {
-	struct store		*st = open_fresh("pairs");
+	struct store		*st = tmpdb_open("pairs");
 	struct dedup_result	 r;
 	struct err		 err = { "" };
 	float			 a[3] = { 1, 0, 0 }, b[3] = { 1, 0.1f, 0 },
@@ -79,7 +61,7 @@ near_duplicates_are_paired_best_first(void)
 static void
 verdicts_and_archived_rows_hide_pairs(void)
 {
-	struct store		*st = open_fresh("verdicts");
+	struct store		*st = tmpdb_open("verdicts");
 	struct dedup_result	 r;
 	struct err		 err = { "" };
 	float			 a[2] = { 1, 0 }, b[2] = { 1, 0.01f };
@@ -104,7 +86,7 @@ verdicts_and_archived_rows_hide_pairs(void)
 static void
 threshold_zero_takes_orthogonal_but_not_opposite_pairs(void)
 {
-	struct store		*st = open_fresh("zero");
+	struct store		*st = tmpdb_open("zero");
 	struct dedup_result	 r;
 	struct err		 err = { "" };
 	float			 a[2] = { 1, 0 }, b[2] = { 0, 1 }, c[2] = { -1, 0 };
@@ -122,7 +104,7 @@ threshold_zero_takes_orthogonal_but_not_opposite_pairs(void)
 static void
 clusters_are_connected_components_in_score_order(void)
 {
-	struct store		*st = open_fresh("clusters");
+	struct store		*st = tmpdb_open("clusters");
 	struct dedup_result	 r;
 	struct dedup_clusters	 cs;
 	struct err		 err = { "" };
@@ -173,7 +155,7 @@ naive_count(const float *v, size_t n, int dim, double t)
 static void
 blocked_scan_matches_the_double_loop(void)
 {
-	struct store		*st = open_fresh("blocked");
+	struct store		*st = tmpdb_open("blocked");
 	struct err		 err = { "" };
 	struct dedup_result	 r;
 	enum { N = 2100, DIM = 8 };
@@ -208,21 +190,11 @@ blocked_scan_matches_the_double_loop(void)
 	store_close(st);
 }
 
-static void
-cleanup(void)
-{
-	char	cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (dir != NULL && system(cmd) != 0)
-		CHECK_FAIL("cannot remove %s", dir);
-}
-
 CHECK_MAIN(
 	TEST(near_duplicates_are_paired_best_first),
 	TEST(verdicts_and_archived_rows_hide_pairs),
 	TEST(threshold_zero_takes_orthogonal_but_not_opposite_pairs),
 	TEST(clusters_are_connected_components_in_score_order),
 	TEST(blocked_scan_matches_the_double_loop),
-	TEST(cleanup)
+	TEST(tmpdb_cleanup)
 )

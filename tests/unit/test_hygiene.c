@@ -4,6 +4,7 @@
  * singular and plural, and the orphan check's "unknown branches" rule.
  */
 #include "check.h"
+#include "tmpdb.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,30 +15,11 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
-static char	dir_tmpl[] = "/tmp/thatch-test-hygiene.XXXXXX";
-static char	*dir;
-
 /* 2025-06-10T00:00:00.000Z; 90 days earlier is 2025-03-12. */
 #ifndef M_PI
 #define M_PI	3.14159265358979323846
 #endif
 #define NOW_MS		1749513600000LL
-
-static struct store *
-open_fresh(const char *name)
-{
-	struct store	*st = NULL;
-	struct err	 err = { "" };
-	char		*path;
-
-	if (dir == NULL)
-		dir = mkdtemp(dir_tmpl);
-	path = xasprintf("%s/%s/thatch.db", dir, name);
-	if (store_open(path, &st, &err) != 0)
-		CHECK_FAIL("store_open: %s", err.msg);
-	free(path);
-	return st;
-}
 
 static void
 put(struct store *st, const char *slug, double deg, const char *branch,
@@ -71,7 +53,7 @@ report(struct store *st, const char *const *live, size_t nlive)
 static void
 a_healthy_store_reports_nothing(void)
 {
-	struct store	*st = open_fresh("healthy");
+	struct store	*st = tmpdb_open("healthy");
 	char		*r;
 
 	put(st, "fresh", 0, NULL, 0, "2025-06-01T00:00:00.000Z");
@@ -85,7 +67,7 @@ static void
 every_signal_in_order_with_plurals(void)
 {
 	static const char *const	live[] = { "main" };
-	struct store			*st = open_fresh("all");
+	struct store			*st = tmpdb_open("all");
 	char				*r;
 
 	put(st, "dup-a", 0, NULL, 0, "2025-06-01T00:00:00.000Z");
@@ -106,7 +88,7 @@ every_signal_in_order_with_plurals(void)
 static void
 unknown_branches_skip_the_orphan_signal(void)
 {
-	struct store	*st = open_fresh("nogit");
+	struct store	*st = tmpdb_open("nogit");
 	char		*r;
 
 	put(st, "b", 0, "feat/x", 0, "2025-06-01T00:00:00.000Z");
@@ -116,19 +98,9 @@ unknown_branches_skip_the_orphan_signal(void)
 	store_close(st);
 }
 
-static void
-cleanup(void)
-{
-	char	cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (dir != NULL && system(cmd) != 0)
-		CHECK_FAIL("cannot remove %s", dir);
-}
-
 CHECK_MAIN(
 	TEST(a_healthy_store_reports_nothing),
 	TEST(every_signal_in_order_with_plurals),
 	TEST(unknown_branches_skip_the_orphan_signal),
-	TEST(cleanup)
+	TEST(tmpdb_cleanup)
 )

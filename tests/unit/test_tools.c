@@ -4,6 +4,7 @@
  * and dedup tools' texts with the tiny fixture model and a fixed clock.
  */
 #include "check.h"
+#include "tmpdb.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,9 +17,6 @@
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
-
-static char	dir_tmpl[] = "/tmp/thatch-test-tools.XXXXXX";
-static char	*dir;
 
 /* Validate a JSON text of arguments against tool name; "" when valid. */
 static char *
@@ -143,20 +141,13 @@ struct fixture {
 static void
 fixture_open(struct fixture *f, const char *name)
 {
-	struct err	 err = { "" };
-	char		*path;
-
-	if (dir == NULL)
-		dir = mkdtemp(dir_tmpl);
 	setenv("THATCH_MODEL", "fixtures/embed/tiny-bert", 1);
 	setenv("HF_ENDPOINT", "http://127.0.0.1:9", 1);
-	path = xasprintf("%s/%s/thatch.db", dir, name);
-	if (store_open(path, &f->st, &err) != 0)
-		CHECK_FAIL("store_open: %s", err.msg);
-	free(path);
+	f->st = tmpdb_open(name);
 	paths_init(&f->paths);
 	tool_ctx_init(&f->ctx, f->st, "o/r", &f->paths);
-	f->ctx.clock = clock_fixed(1741356309042LL);	/* 2025-03-07T14:05:09.042Z */
+	/* 2025-03-07T14:05:09.042Z */
+	f->ctx.clock = clock_fixed(1741356309042LL);
 }
 
 static void
@@ -315,16 +306,6 @@ a_missing_model_is_a_tool_error_and_other_tools_work(void)
 	fixture_close(&f);
 }
 
-static void
-cleanup(void)
-{
-	char	cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (dir != NULL && system(cmd) != 0)
-		CHECK_FAIL("cannot remove %s", dir);
-}
-
 CHECK_MAIN(
 	TEST(every_problem_is_reported_in_schema_order),
 	TEST(types_are_strict_and_null_is_not_absent),
@@ -337,5 +318,5 @@ CHECK_MAIN(
 	TEST(recall_formats_hits_and_near_duplicates_warn),
 	TEST(duplicates_cluster_and_verdicts_hide_them),
 	TEST(a_missing_model_is_a_tool_error_and_other_tools_work),
-	TEST(cleanup)
+	TEST(tmpdb_cleanup)
 )
