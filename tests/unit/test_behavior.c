@@ -11,6 +11,8 @@
 #include "text/behaviors.h"
 #include "util/clock.h"
 
+#include <sys/wait.h>
+
 #define S	"about to push a commit"
 #define B	"run the test suite first"
 
@@ -238,6 +240,37 @@ seeding_failure_is_isolated(void)
 	fixture_close(st);
 }
 
+/* Two processes seeding one database at once write each default once. */
+static void
+seeding_races_write_once(void)
+{
+	struct store	*st = fixture_open(), *mine = NULL;
+	struct counting	 c = { 0, NULL };
+	struct err	 err;
+	char		 path[128];
+	pid_t		 pid[2];
+	int		 i, status;
+
+	snprintf(path, sizeof(path), "%s/thatch.db", fixture_dir);
+	for (i = 0; i < 2; i++) {
+		if ((pid[i] = fork()) == 0) {
+			if (store_open(path, &mine, &err) != 0)
+				_exit(2);
+			seed(mine, &c);
+			store_close(mine);
+			_exit(check_test_failed);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		CHECK(waitpid(pid[i], &status, 0) == pid[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	CHECK_INT(global_behaviors(st), (long)text_behaviors_count);
+	CHECK_INT(fixture_count(st, "SELECT COUNT(*) FROM behavior_provenance"),
+	    (long)text_behaviors_count);
+	fixture_close(st);
+}
+
 /* Every default has a key, texts and a rationale; keys are unique. */
 static void
 defaults_are_well_formed(void)
@@ -261,5 +294,6 @@ CHECK_MAIN(
 	TEST(scenario),
 	TEST(seeding),
 	TEST(seeding_failure_is_isolated),
+	TEST(seeding_races_write_once),
 	TEST(defaults_are_well_formed)
 )
