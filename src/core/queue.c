@@ -491,7 +491,7 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 {
 	json_t		*recs = NULL, *list, *o, *it;
 	const char	*tool, *text;
-	char		*summary, *clip;
+	char		*summary, *clip, *head;
 	size_t		 i, len;
 
 	if (queue_peek(dir, sid, &recs, err) != 0)
@@ -505,12 +505,10 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 		tool = jsonx_str(it, "tool") ? jsonx_str(it, "tool") : "";
 		text = jsonx_str(it, "output") ? jsonx_str(it, "output") : "";
 		len = strlen(text);
+		head = cut(text, len, QUEUE_OUTPUT_MAX);
+		clip = xasprintf("%s%s", head, strlen(head) < len ? "..." : "");
+		free(head);
 		summary = queue_summary(tool, jsonx_get(it, "args"));
-		clip = cut(text, len, QUEUE_OUTPUT_MAX);
-		if (strlen(clip) < len) {
-			clip = xrealloc(clip, strlen(clip) + 4);
-			strcat(clip, "...");
-		}
 		o = json_object();
 		json_object_set_new(o, "tool", json_string(tool));
 		json_object_set_new(o, "title", json_string(
