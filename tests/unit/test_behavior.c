@@ -252,6 +252,7 @@ seeding_races_write_once(void)
 	int		 i, status;
 
 	snprintf(path, sizeof(path), "%s/thatch.db", fixture_dir);
+	store_close(st);	/* a connection must not cross fork() */
 	for (i = 0; i < 2; i++) {
 		if ((pid[i] = fork()) == 0) {
 			if (store_open(path, &mine, &err) != 0)
@@ -265,6 +266,7 @@ seeding_races_write_once(void)
 		CHECK(waitpid(pid[i], &status, 0) == pid[i]);
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
+	CHECK_INT(store_open(path, &st, &err), 0);
 	CHECK_INT(global_behaviors(st), (long)text_behaviors_count);
 	CHECK_INT(fixture_count(st, "SELECT COUNT(*) FROM behavior_provenance"),
 	    (long)text_behaviors_count);
