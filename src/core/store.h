@@ -117,7 +117,11 @@ int	 store_get(struct store *, const char *store, const char *slug,
 int	 store_forget(struct store *, const char *store, const char *slug,
 	    bool *found, struct err *);
 
-/* Call fn for each entry of store ordered by label (BINARY), no vectors. */
+/*
+ * Call fn for each entry of store ordered by label (BINARY, §4.5), without
+ * vector or content (content is NULL). The entry is borrowed for the call;
+ * fn returning non-zero stops the walk.
+ */
 int	 store_list(struct store *, const char *store,
 	    int (*fn)(const struct store_entry *, void *), void *, struct err *);
 
