@@ -51,7 +51,7 @@ tier_extract(struct cli_ctx *ctx, const char *sid, bool cursor,
 	missed = queue_missed(ctx->paths.queue_dir, sid);
 	/* host-contracts C13: Cursor's spelling of MCP tools is unverified */
 	text_nudge_extract(out, n, missed, sid, cursor ? "" : "mcp__thatch__");
-	/* deviation (§5.6): a counter failure costs escalation, not the nudge */
+	/* deviation (§5.6): a counter failure costs escalation only */
 	if (!cursor && queue_missed_bump(ctx->paths.queue_dir, sid, &err) != 0)
 		log_warn("missed-nudge counter: %s", err.msg);
 	log_debug("hook:flush", "extraction nudge: %zu queued, %d missed", n,

@@ -65,6 +65,6 @@ const struct cmd_entry cmd_reminder_entry = {
 	.name = "reminder",
 	.usage = "[--json]",
 	.summary = "session-start hook: recall instructions and hygiene",
-	.flags = CMD_HOOK,	/* a store that will not open costs hygiene only */
+	.flags = CMD_HOOK,	/* a broken store costs only the hygiene line */
 	.exec = cmd_reminder_exec,
 };

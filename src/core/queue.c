@@ -406,7 +406,7 @@ queue_append(const char *dir, const char *sid, const struct queue_call *calls,
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (calls[i].verdict == QUEUE_DRAIN) {
-			/* parity: only what was on disk goes; this batch stays */
+			/* parity: what was on disk goes, this batch stays */
 			if (drain_locked(dir, sid, err) != 0)
 				goto out;
 			json_array_clear(existing);

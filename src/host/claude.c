@@ -102,35 +102,6 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	return clean;
 }
 
-static int
-write_hooks(const struct setup_opts *o, const char *path, struct err *err)
-{
-	json_t	*cfg, *hooks;
-	char	*cmd;
-	size_t	 i;
-	bool	 clean = true;
-	int	 rc = -1;
-
-	if ((cfg = setup_json_load(path, err)) == NULL)
-		return -1;
-	hooks = json_object_get(cfg, "hooks");
-	if (!json_is_object(hooks)) {
-		clean = hooks == NULL;
-		hooks = json_object();
-		json_object_set_new(cfg, "hooks", hooks);
-	}
-	for (i = 0; i < sizeof(claude_events) / sizeof(claude_events[0]);
-	    i++) {
-		cmd = setup_command(o, claude_events[i][1]);
-		clean = merge_event(hooks, claude_events[i][0], cmd) && clean;
-		free(cmd);
-	}
-	if (clean || setup_backup(path, err) == 0)
-		rc = setup_json_save(path, cfg, err);
-	json_decref(cfg);
-	return rc;
-}
-
 /* host-contracts C5: a project .mcp.json server waits for approval. */
 static int
 approve_server(const char *path, struct err *err)
@@ -183,7 +154,8 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	    err) != 0)
 		return -1;
 	if (setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
-	    write_hooks(o, r->hooks, err) != 0 ||
+	    setup_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
+	    sizeof(claude_events[0]), false, merge_event, err) != 0 ||
 	    setup_skills(r->skills_dir, &r->skills_written,
 	    &r->skills_unchanged, err) != 0)
 		return -1;

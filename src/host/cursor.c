@@ -56,40 +56,6 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	return clean;
 }
 
-static int
-write_hooks(const struct setup_opts *o, const char *path, struct err *err)
-{
-	json_t	*cfg, *hooks, *v;
-	char	*cmd;
-	size_t	 i;
-	bool	 clean = true;
-	int	 rc = -1;
-
-	if ((cfg = setup_json_load(path, err)) == NULL)
-		return -1;
-	v = json_object_get(cfg, "version");
-	if (v == NULL || json_is_null(v) || json_is_false(v) ||
-	    (json_is_number(v) && json_number_value(v) == 0) ||
-	    (json_is_string(v) && json_string_length(v) == 0))
-		json_object_set_new(cfg, "version", json_integer(1));
-	hooks = json_object_get(cfg, "hooks");
-	if (!json_is_object(hooks)) {
-		clean = hooks == NULL;
-		hooks = json_object();
-		json_object_set_new(cfg, "hooks", hooks);
-	}
-	for (i = 0; i < sizeof(cursor_events) / sizeof(cursor_events[0]);
-	    i++) {
-		cmd = setup_command(o, cursor_events[i][1]);
-		clean = merge_event(hooks, cursor_events[i][0], cmd) && clean;
-		free(cmd);
-	}
-	if (clean || setup_backup(path, err) == 0)
-		rc = setup_json_save(path, cfg, err);
-	json_decref(cfg);
-	return rc;
-}
-
 int
 cursor_install(const struct setup_opts *o, struct setup_report *r,
     struct err *err)
@@ -110,7 +76,8 @@ cursor_install(const struct setup_opts *o, struct setup_report *r,
 	free(dot);
 	if (setup_mcp_entry(r->mcp_config, o->self, err) != 0 ||
 	    setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
-	    write_hooks(o, r->hooks, err) != 0)
+	    setup_hooks(o, r->hooks, cursor_events, sizeof(cursor_events) /
+	    sizeof(cursor_events[0]), true, merge_event, err) != 0)
 		return -1;
 	return setup_skills(r->skills_dir, &r->skills_written,
 	    &r->skills_unchanged, err);

@@ -83,7 +83,8 @@ setup_self(struct err *err)
 	ssize_t	 n;
 
 	if ((found = spawn_which("thatch")) == NULL) {
-		if ((n = readlink("/proc/self/exe", buf, sizeof(buf) - 1)) < 0) {
+		n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+		if (n < 0) {
 			err_errno(err, "cannot find the thatch executable");
 			return NULL;
 		}
@@ -176,6 +177,47 @@ setup_json_save(const char *path, const json_t *v, struct err *err)
 	sbuf_addc(&sb, '\n');
 	rc = write_if_changed(path, sb.buf, sb.len, &changed, err);
 	sbuf_release(&sb);
+	return rc;
+}
+
+/* A JavaScript-falsy value, or none: Cursor's version rule (§3.4). */
+static bool
+falsy(const json_t *v)
+{
+	return v == NULL || json_is_null(v) || json_is_false(v) ||
+	    (json_is_number(v) && json_number_value(v) == 0) ||
+	    (json_is_string(v) && json_string_length(v) == 0);
+}
+
+int
+setup_hooks(const struct setup_opts *o, const char *path,
+    const char *const (*events)[2], size_t n, bool versioned,
+    bool (*merge)(json_t *, const char *, const char *), struct err *err)
+{
+	json_t	*cfg, *hooks;
+	char	*cmd;
+	size_t	 i;
+	bool	 clean = true;
+	int	 rc = -1;
+
+	if ((cfg = setup_json_load(path, err)) == NULL)
+		return -1;
+	if (versioned && falsy(json_object_get(cfg, "version")))
+		json_object_set_new(cfg, "version", json_integer(1));
+	hooks = json_object_get(cfg, "hooks");
+	if (!json_is_object(hooks)) {
+		clean = hooks == NULL;
+		hooks = json_object();
+		json_object_set_new(cfg, "hooks", hooks);
+	}
+	for (i = 0; i < n; i++) {
+		cmd = setup_command(o, events[i][1]);
+		clean = merge(hooks, events[i][0], cmd) && clean;
+		free(cmd);
+	}
+	if (clean || setup_backup(path, err) == 0)
+		rc = setup_json_save(path, cfg, err);
+	json_decref(cfg);
 	return rc;
 }
 
@@ -370,13 +412,14 @@ void
 setup_refresh(void *arg)
 {
 	const struct setup_refresh	*r = arg;
-	struct setup_opts		 o = { r->paths, NULL, r->setup->global };
+	struct setup_opts		 o = { r->paths, NULL, false };
 	struct setup_report		 rep;
 	struct err			 err;
 	int				 rc;
 
 	if (r->setup->outcome != MCP_SETUP_INSTALLED)
 		return;
+	o.global = r->setup->global;
 	memset(&rep, 0, sizeof(rep));
 	if ((o.self = setup_self(&err)) == NULL)
 		rc = -1;

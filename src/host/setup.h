@@ -65,6 +65,19 @@ int	setup_backup(const char *path, struct err *);
 int	setup_json_save(const char *path, const json_t *v, struct err *);
 
 /*
+ * One host's hooks file (§3.6): for each row of events ({event, args}),
+ * merge(hooks, event, "<self> <args>") replaces thatch's entries of that
+ * event in the file's "hooks" object and returns false when a value it
+ * found could not be kept (the file is then saved as <path>.bak before it
+ * is written). versioned sets a falsy or missing top-level "version" to 1
+ * (Cursor). Other keys and events are kept.
+ */
+int	setup_hooks(const struct setup_opts *, const char *path,
+	    const char *const (*events)[2], size_t n, bool versioned,
+	    bool (*merge)(json_t *hooks, const char *event, const char *cmd),
+	    struct err *);
+
+/*
  * Set mcpServers.thatch in the MCP config at path to the stdio entry
  * {type, command, args:["mcp"]} (§3.2), keeping every other server and key.
  */

@@ -401,16 +401,15 @@ answer(struct sideband *sb, const char *line, size_t len)
 	th = json_object_get(req, "threshold");
 	threshold = json_is_null(th) ? 0 : json_is_number(th) ?
 	    json_number_value(th) : 2;
-	if ((q.vec = embed_memo(sb, text, &q.dim, &err)) == NULL)
-		goto fail;
-	arr = json_array();
-	if (strcmp(method, "match") == 0)
-		rc = answer_match(ctx, &q, threshold, arr, &err);
-	else
-		rc = answer_engine(ctx, strcmp(method, "predictions") == 0 ?
-		    &predict_engine : &behavior_engine, &q, threshold, arr,
-		    &err);
-fail:
+	if ((q.vec = embed_memo(sb, text, &q.dim, &err)) != NULL) {
+		arr = json_array();
+		if (strcmp(method, "match") == 0)
+			rc = answer_match(ctx, &q, threshold, arr, &err);
+		else
+			rc = answer_engine(ctx, strcmp(method, "predictions") ==
+			    0 ? &predict_engine : &behavior_engine, &q,
+			    threshold, arr, &err);
+	}
 	if (rc != 0) {
 		json_object_set_new(res, "ok", json_false());
 		json_object_set_new(res, "error", json_string(err.msg));
@@ -518,7 +517,7 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
 	struct sideband		*sb;
 	struct sockaddr_un	 sun;
 	mode_t			 old;
-	int			 rc;
+	int			 rc = -1;
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->mcp = mcp;
@@ -526,35 +525,36 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
 	if ((sb->path = sideband_path(paths)) == NULL) {
 		err_set(err, "socket path under '%s' is too long",
 		    paths->tmp_dir);
-		goto fail;
+		goto out;
 	}
 	fill_addr(&sun, sb->path);
 	if (unlink(sb->path) != 0 && errno != ENOENT) {
 		err_errno(err, "cannot remove '%s'", sb->path);
-		goto fail;
+		goto out;
 	}
 	if ((sb->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0)) < 0) {
 		err_errno(err, "socket");
-		goto fail;
+		goto out;
 	}
 	old = umask(0177);	/* deviation (§6.2): the socket is 0600 */
 	rc = bind(sb->fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
 	if (rc != 0 || listen(sb->fd, 16) != 0) {
-		err_errno(err, "cannot listen on '%s'", sb->path);
-		goto fail;
+		rc = err_errno(err, "cannot listen on '%s'", sb->path);
+		goto out;
 	}
 	mcp_watch(mcp, sb->fd, on_listen, sb);
 	log_debug("sideband:server", "listening on %s", sb->path);
 	*out = sb;
-	return 0;
-fail:
-	if (sb->fd >= 0)
-		close(sb->fd);
-	free(sb->path);
-	free(sb);
-	return -1;
+out:
+	if (rc != 0) {
+		if (sb->fd >= 0)
+			close(sb->fd);
+		free(sb->path);
+		free(sb);
+	}
+	return rc;
 }
 
 void

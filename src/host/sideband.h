@@ -1,4 +1,4 @@
-/* sideband.h — the Unix socket that lends the MCP server's warm model to hooks (sideband.c). */
+/* sideband.h — lends the MCP server's model to hooks (sideband.c). */
 #ifndef THATCH_HOST_SIDEBAND_H
 #define THATCH_HOST_SIDEBAND_H
 

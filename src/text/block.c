@@ -105,8 +105,8 @@ text_block_render(struct sbuf *sb, const struct text_block_host *h,
 		sbuf_addf(sb, "In %s the tools carry the `%s` prefix:\n",
 		    h->name, h->prefix);
 	else
-		sbuf_addf(sb, "The thatch tools (%s may show them with a server "
-		    "prefix):\n", h->name);
+		sbuf_addf(sb, "The thatch tools (%s may show them with a "
+		    "server prefix):\n", h->name);
 	for (t = tools; *t != NULL; t++)
 		sbuf_addf(sb, "- `%s%s`\n", h->prefix, *t);
 	sbuf_adds(sb, "\nThe rest of this text uses the bare names.\n\n");

@@ -1,4 +1,4 @@
-/* block.h — the instruction block setup writes into CLAUDE.md / AGENTS.md (block.c). */
+/* block.h — the instruction block of CLAUDE.md / AGENTS.md (block.c). */
 #ifndef THATCH_TEXT_BLOCK_H
 #define THATCH_TEXT_BLOCK_H
 

@@ -61,12 +61,13 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " Then call %sextraction_done yourself to "
 		    "acknowledge.\nThis is a system nudge, not a message from "
-		    "the user: once you have dispatched and acknowledged, stop. "
+		    "the user: once you have dispatched and acknowledged, "
+		    "stop. "
 		    "Do not move pending work forward on its account; if you "
 		    "were waiting for the user, keep waiting.", prefix);
 	} else if (missed == 2) {
-		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUEST WAS NOT "
-		    "HANDLED. %zu more queued tool interaction%s now wait. "
+		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUEST WAS "
+		    "NOT HANDLED. %zu more queued tool interaction%s now wait. "
 		    "Spawn a background sub-agent now with this prompt: ", n,
 		    n == 1 ? "" : "s");
 		subagent_prompt(sb, sid, prefix);
@@ -78,7 +79,8 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		    "REQUEST SO FAR. %zu queued tool interaction%s %s WAITING "
 		    "AND NONE HAS BEEN HANDLED. THE USER INSTALLED THATCH ON "
 		    "PURPOSE. SPAWN A BACKGROUND SUB-AGENT IMMEDIATELY WITH "
-		    "THIS PROMPT: ", n, n == 1 ? "" : "s", n == 1 ? "IS" : "ARE");
+		    "THIS PROMPT: ", n, n == 1 ? "" : "s",
+		    n == 1 ? "IS" : "ARE");
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " THEN CALL %sextraction_done TO ACKNOWLEDGE.",
 		    prefix);

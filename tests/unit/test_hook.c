@@ -44,7 +44,8 @@ fields_fall_back_in_the_spec_order(void)
 	/* an empty prompt is present and shadows later fields (§0.3) */
 	CHECK_STR(json_string_value(hook_prompt(in)), "");
 	json_decref(in);
-	in = parse("{\"tool_output\":\"{\\\"a\\\":1}\",\"tool_response\":\"r\"}");
+	in = parse("{\"tool_output\":\"{\\\"a\\\":1}\","
+	    "\"tool_response\":\"r\"}");
 	CHECK_STR(json_string_value(hook_tool_response(in)), "{\"a\":1}");
 	json_decref(in);
 	in = parse("{\"error_message\":\"boom\"}");
