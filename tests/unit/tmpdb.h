@@ -38,8 +38,10 @@ tmpdb_cleanup(void)
 {
 	char	cmd[256];
 
+	if (tmpdb_dir == NULL)
+		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdb_dir);
-	if (tmpdb_dir != NULL && system(cmd) != 0)
+	if (system(cmd) != 0)
 		CHECK_FAIL("cannot remove %s", tmpdb_dir);
 }
 
