@@ -24,6 +24,9 @@
  *  6. Orders are the original's: matchers by score then rowid, items by
  *     score then statement (BINARY), lists by confidence then rowid,
  *     edges by rowid, provenance newest first, at most 10 (§A3).
+ *  7. Matchers are read through a per-connection cache that is never
+ *     older than the last commit seen (struct engine_cache); items are
+ *     always read from SQL.
  */
 #include "core/engine.h"
 
@@ -45,7 +48,6 @@
 #error "engine.c stores float32 BLOBs in host order: little-endian only"
 #endif
 
-#define PROVENANCE_MAX	10
 #define UUID_LEN	37
 
 /* ---- SQL ---------------------------------------------------------------- */
@@ -299,7 +301,8 @@ struct cached {
 struct engine_cache {
 	struct cached	*rows;		/* owned, rowid order */
 	size_t		 n, cap;
-	sqlite3_int64	 last_rowid, changes;
+	sqlite3_int64	 last_rowid, changes;	/* last row read, cached or not */
+	char		*last_id;		/* owned: its id */
 	int		 data_version;
 	bool		 checked;
 };
@@ -317,6 +320,8 @@ cache_clear(struct engine_cache *c)
 	}
 	c->n = 0;
 	c->last_rowid = 0;
+	free(c->last_id);
+	c->last_id = NULL;
 }
 
 static void
@@ -367,9 +372,9 @@ cache_prefix(struct store *st, const struct engine *eng,
 		goto out;
 	}
 	id = (const char *)sqlite3_column_text(stmt, 1);
-	*prefix = c->n == 0 ? true :
+	*prefix = c->last_id == NULL ? true :
 	    sqlite3_column_int64(stmt, 0) >= c->last_rowid && id != NULL &&
-	    strcmp(id, c->rows[c->n - 1].id) == 0;
+	    strcmp(id, c->last_id) == 0;
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
@@ -391,6 +396,8 @@ cache_load(struct store *st, const struct engine *eng,
 	sqlite3_bind_int64(stmt, 1, c->last_rowid);
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		c->last_rowid = sqlite3_column_int64(stmt, 0);
+		free(c->last_id);
+		c->last_id = column_dup(stmt, 1);
 		bytes = sqlite3_column_bytes(stmt, 4);
 		if (bytes % 4 != 0)
 			continue;
