@@ -174,7 +174,8 @@ report(const char *what, double *t, int n)
 static int
 serve(const char *bin, const char *store, int rounds)
 {
-	static const char *const	words[] = { "database", "login", "tests",
+	static const char *const	words[] = { "database", "login",
+	    "tests",
 	    "deploy", "cache", "retry", "schema", "token", "queue", "build" };
 	struct conn			 c = { 0 };
 	int				 in[2], out[2], i, status;

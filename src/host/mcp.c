@@ -75,7 +75,7 @@ struct mcp_server {
 	size_t				 nwatches;
 	struct sbuf			 in;		/* unread input */
 	size_t				 in_off;	/* start of unread */
-	bool				 skipping;	/* inside an oversized line */
+	bool				 skipping;	/* in an oversized line */
 	bool				 initialized;	/* initialize came */
 };
 
@@ -529,7 +529,8 @@ dispatch(struct mcp_server *s, const json_t *msg, struct sbuf *out)
 		}
 		goto out;
 	}
-	if (params != NULL && !json_is_object(params) && !json_is_null(params)) {
+	if (params != NULL && !json_is_object(params) &&
+	    !json_is_null(params)) {
 		if (!notify)
 			respond_error(out, id, RPC_INVALID_PARAMS,
 			    "Invalid params: params must be an object");

@@ -93,7 +93,7 @@ mark_checked(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	return 0;
 }
 
-/* ---- Rows ----------------------------------------------------------------- */
+/* ---- Rows -------------------------------------------------------------- */
 
 static const struct tool_arg find_args[] = {
 	{ .name = "store", .type = ARG_STRING,

@@ -44,7 +44,8 @@ add_similar(struct sbuf *out, const struct store_hits *sim)
 	    "existing memories:\n");
 	for (i = 0; i < sim->n; i++)
 		sbuf_addf(out, "  - \"%s\" (similarity %s)\n",
-		    sim->v[i].e.label, num_js(num_round3(sim->v[i].score), num));
+		    sim->v[i].e.label,
+		    num_js(num_round3(sim->v[i].score), num));
 	sbuf_adds(out, "\nReview them with memory_show, then either merge "
 	    "them (memory_remember with overwrite: true on one, "
 	    "memory_forget on the other) or record that they are distinct "
@@ -328,9 +329,9 @@ list_stores(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	return 0;
 }
 
-/* ---- Rows ----------------------------------------------------------------- */
+/* ---- Rows -------------------------------------------------------------- */
 
-#define ARG_STORE_DEFAULT { .name = "store", .type = ARG_STRING,		\
+#define ARG_STORE_DEFAULT { .name = "store", .type = ARG_STRING,	\
 	.description = "Store name; defaults to this project's store "	\
 	    "(\"global\" for cross-project memories)" }
 

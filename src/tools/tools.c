@@ -256,9 +256,11 @@ tool_schema(const struct tool *t)
 			json_object_set_new(p, "enum", e);
 		}
 		if (a->flags & ARG_MIN)
-			json_object_set_new(p, "minimum", bound_json(a, a->min));
+			json_object_set_new(p, "minimum",
+			    bound_json(a, a->min));
 		if (a->flags & ARG_MAX)
-			json_object_set_new(p, "maximum", bound_json(a, a->max));
+			json_object_set_new(p, "maximum",
+			    bound_json(a, a->max));
 		json_object_set_new(p, "description",
 		    json_string(a->description));
 		json_object_set_new(props, a->name, p);

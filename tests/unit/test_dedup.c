@@ -89,7 +89,8 @@ threshold_zero_takes_orthogonal_but_not_opposite_pairs(void)
 	struct store		*st = tmpdb_open("zero");
 	struct dedup_result	 r;
 	struct err		 err = { "" };
-	float			 a[2] = { 1, 0 }, b[2] = { 0, 1 }, c[2] = { -1, 0 };
+	float			 a[2] = { 1, 0 }, b[2] = { 0, 1 },
+				 c[2] = { -1, 0 };
 
 	put(st, "a", a, 2, 0);
 	put(st, "b", b, 2, 0);

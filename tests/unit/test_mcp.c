@@ -146,9 +146,9 @@ the_notice_prefixes_the_first_tool_result_only(void)
 	struct tool_ctx		 ctx;
 	struct mcp_server	*s;
 	struct sbuf		 out = SBUF_INIT;
-	const char		*call = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
-				    "\"tools/call\",\"params\":{\"name\":"
-				    "\"memory_show\"}}";
+	const char		*call = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+				    "\"method\":\"tools/call\",\"params\":"
+				    "{\"name\":\"memory_show\"}}";
 
 	memset(&ctx, 0, sizeof(ctx));
 	s = mcp_new(&ctx, -1, -1);

@@ -229,7 +229,8 @@ archived_memories_need_an_explicit_archived_to_overwrite(void)
 	CHECK_CALL(&f, "memory_recall", "{\"query\":\"old\"}",
 	    "No matching memories found.");
 	CHECK_CALL(&f, "memory_remember", "{\"label\":\"old\",\"content\":"
-	    "\"d\",\"overwrite\":true,\"archived\":false}", "[saved] o/r :: old");
+	    "\"d\",\"overwrite\":true,\"archived\":false}",
+	    "[saved] o/r :: old");
 	fixture_close(&f);
 }
 
@@ -272,8 +273,10 @@ duplicates_cluster_and_verdicts_hide_them(void)
 	fixture_open(&f, "dups");
 	CHECK_CALL(&f, "find_duplicates", "{}", "No duplicate candidates in "
 	    "\"o/r\" above threshold 0.85.");
-	free(call(&f, "memory_remember", "{\"label\":\"a\",\"content\":\"x\"}"));
-	free(call(&f, "memory_remember", "{\"label\":\"b\",\"content\":\"x\"}"));
+	free(call(&f, "memory_remember", "{\"label\":\"a\",\"content\":"
+	    "\"x\"}"));
+	free(call(&f, "memory_remember", "{\"label\":\"b\",\"content\":"
+	    "\"x\"}"));
 	r = call(&f, "find_duplicates", "{\"threshold\":0.5}");
 	CHECK(STARTS(r, "Cluster of 2:\n  [score:"));
 	CHECK(strstr(r, "] \"a\" \u2194 \"b\"") != NULL);
