@@ -110,8 +110,9 @@ main(int argc, char **argv)
 		    DIM, "bench", "2026-01-01T00:00:00.000Z", &mid, &err) != 0)
 			return 1;
 		random_vec(v);
-		if (engine_create_item(st, &predict_engine, "proj", text, "r", v,
-		    DIM, "bench", "2026-01-01T00:00:00.000Z", &iid, &err) != 0 ||
+		if (engine_create_item(st, &predict_engine, "proj", text, "r",
+		    v, DIM, "bench", "2026-01-01T00:00:00.000Z", &iid,
+		    &err) != 0 ||
 		    engine_create_edge(st, &predict_engine, mid, iid, 1.0,
 		    "2026-01-01T00:00:00.000Z", &err) != 0)
 			return 1;

@@ -157,6 +157,17 @@ prep(struct store *st, const struct engine *eng, const char *tmpl,
 	return rc;
 }
 
+/* prep, with the one text parameter ?1 bound to arg (borrowed). */
+static int
+prep1(struct store *st, const struct engine *eng, const char *tmpl,
+    const char *arg, sqlite3_stmt **stmt, struct err *err)
+{
+	if (prep(st, eng, tmpl, 0, stmt, err) != 0)
+		return -1;
+	sqlite3_bind_text(*stmt, 1, arg, -1, SQLITE_STATIC);
+	return 0;
+}
+
 static int
 fail(struct store *st, struct err *err)
 {
@@ -301,8 +312,9 @@ struct cached {
 struct engine_cache {
 	struct cached	*rows;		/* owned, rowid order */
 	size_t		 n, cap;
-	sqlite3_int64	 last_rowid, changes;	/* last row read, cached or not */
-	char		*last_id;		/* owned: its id */
+	sqlite3_int64	 last_rowid;	/* last row read, cached or not */
+	char		*last_id;	/* owned: its id */
+	sqlite3_int64	 changes;
 	int		 data_version;
 	bool		 checked;
 };
@@ -432,7 +444,7 @@ static struct engine_cache *
 cache_get(struct store *st, const struct engine *eng, struct err *err)
 {
 	struct engine_cache	*c = store_attached(st, eng);
-	sqlite3_int64		 changes = sqlite3_total_changes64(store_db(st));
+	sqlite3_int64		 changes;
 	bool			 prefix;
 	int			 dv;
 
@@ -444,6 +456,7 @@ cache_get(struct store *st, const struct engine *eng, struct err *err)
 			return NULL;
 		}
 	}
+	changes = sqlite3_total_changes64(store_db(st));
 	if (data_version(st, &dv, err) != 0)
 		return NULL;
 	if (c->checked && dv == c->data_version && changes == c->changes)
@@ -797,9 +810,8 @@ nearest_item_id(struct store *st, const struct engine *eng,
 
 	*id = NULL;
 	row = xcalloc(dim > 0 ? (size_t)dim : 1, sizeof(*row));
-	if (prep(st, eng, SQL_ITEM_SCAN, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_ITEM_SCAN, store, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (sqlite3_column_bytes(stmt, 1) != dim * 4)
 			continue;
@@ -950,9 +962,8 @@ engine_create_edge(struct store *st, const struct engine *eng,
 	sqlite3_stmt	*stmt = NULL;
 	int		 rc = -1;
 
-	if (prep(st, eng, SQL_EDGE_INSERT, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_EDGE_INSERT, matcher_id, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, matcher_id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, item_id, -1, SQLITE_STATIC);
 	sqlite3_bind_double(stmt, 3, weight);
 	sqlite3_bind_text(stmt, 4, now, -1, SQLITE_STATIC);
@@ -1034,9 +1045,8 @@ engine_get_item(struct store *st, const struct engine *eng, const char *id,
 	int		 step, rc = -1;
 
 	*found = false;
-	if (prep(st, eng, SQL_ITEM_GET, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_ITEM_GET, id, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
 	if ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		item_read(stmt, it);
 		*found = true;
@@ -1059,9 +1069,8 @@ engine_each_item(struct store *st, const struct engine *eng,
 	struct engine_item	 it;
 	int			 step, stop = 0, rc = -1;
 
-	if (prep(st, eng, SQL_ITEM_LIST, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_ITEM_LIST, store, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
 	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		item_read(stmt, &it);
 		stop = fn(&it, arg);
@@ -1085,9 +1094,8 @@ engine_first_matcher(struct store *st, const struct engine *eng,
 	int		 step, rc = -1;
 
 	*id = NULL;
-	if (prep(st, eng, SQL_ITEM_MATCHERS, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_ITEM_MATCHERS, item_id, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, item_id, -1, SQLITE_STATIC);
 	if ((step = sqlite3_step(stmt)) == SQLITE_ROW)
 		*id = column_dup(stmt, 0);
 	else if (step != SQLITE_DONE) {
@@ -1108,9 +1116,8 @@ engine_delete_item(struct store *st, const struct engine *eng,
 	int		 rc = -1;
 
 	*deleted = false;
-	if (prep(st, eng, SQL_ITEM_DELETE, 0, &stmt, err) != 0)
+	if (prep1(st, eng, SQL_ITEM_DELETE, id, &stmt, err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
 	if (step_done(st, stmt, err) != 0)
 		goto out;
 	*deleted = sqlite3_changes(store_db(st)) > 0;
@@ -1292,9 +1299,9 @@ list_sections(struct listing *l, const char *item_id)
 	const char	*detail;
 	int		 n, step, rc = -1;
 
-	if (prep(l->st, l->eng, SQL_ITEM_MATCHERS, 0, &stmt, l->err) != 0)
+	if (prep1(l->st, l->eng, SQL_ITEM_MATCHERS, item_id, &stmt,
+	    l->err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, item_id, -1, SQLITE_STATIC);
 	for (n = 0; (step = sqlite3_step(stmt)) == SQLITE_ROW; n++)
 		sbuf_addf(l->out, "%s\n    - \"%s\" (w:%s)",
 		    n ? "" : "\n  matchers:", sqlite3_column_text(stmt, 1),
@@ -1302,9 +1309,9 @@ list_sections(struct listing *l, const char *item_id)
 	if (step != SQLITE_DONE)
 		goto fail;
 	sqlite3_finalize(stmt);
-	if (prep(l->st, l->eng, SQL_ITEM_PROVENANCE, 0, &stmt, l->err) != 0)
+	if (prep1(l->st, l->eng, SQL_ITEM_PROVENANCE, item_id, &stmt,
+	    l->err) != 0)
 		goto out;
-	sqlite3_bind_text(stmt, 1, item_id, -1, SQLITE_STATIC);
 	for (n = 0; (step = sqlite3_step(stmt)) == SQLITE_ROW; n++) {
 		detail = (const char *)sqlite3_column_text(stmt, 1);
 		sbuf_addf(l->out, "%s\n    - [%.10s] %s: %s",

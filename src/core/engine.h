@@ -1,4 +1,4 @@
-/* engine.h — the scoring engine behind predictions and behaviors (engine.c). */
+/* engine.h — the scoring engine of predictions and behaviors (engine.c). */
 #ifndef THATCH_CORE_ENGINE_H
 #define THATCH_CORE_ENGINE_H
 
@@ -16,12 +16,12 @@ struct store;
  * takes one and runs the same code for both.
  */
 struct engine {
-	const char	*matchers;	/* table names, compile-time constants */
+	const char	*matchers;	/* table names: compile-time constants */
 	const char	*items;
 	const char	*edges;
 	const char	*provenance;
-	const char	*fk;		/* item column of edges and provenance */
-	const char	*noun;		/* "prediction": not-found/delete lines */
+	const char	*fk;		/* item column of edges, provenance */
+	const char	*noun;		/* "prediction": not-found, delete */
 	const char	*plural;	/* "predictions": the empty-list line */
 	const char	*header;	/* first line of the auto-fire block */
 	const char	*verb_new;	/* evidence 0 ("you may prefer") */

@@ -328,8 +328,8 @@ scoring_s5_s6(void)
 
 	for (i = 0; i < 7; i++) {
 		id = new_item(st, names[i]);
-		link_item(st, "s", 0.95 - 0.05 * (double)i, (int)i, 1.0, names[i],
-		    id);
+		link_item(st, "s", 0.95 - 0.05 * (double)i, (int)i, 1.0,
+		    names[i], id);
 		free(id);
 	}
 	CHECK_INT(engine_score_nudge(st, &predict_engine, stores, 1, QUERY4, 4,
