@@ -16,7 +16,7 @@ struct store;
  * takes one and runs the same code for both.
  */
 struct engine {
-	const char	*matchers;	/* table names: compile-time constants */
+	const char	*matchers;	/* tables: compile-time constants */
 	const char	*items;
 	const char	*edges;
 	const char	*provenance;
