@@ -15,9 +15,10 @@ cd "$(dirname "$0")/.."
 model=$PWD/bench/out/bge-small
 [ -f "$model/model.safetensors" ] || bench/random-bert "$model" --shape bge-small
 make -s -j2 thatch
-B=$PWD/thatch
 T=$(mktemp -d /tmp/thatch-b400.XXXXXX)
 trap 'exec 7>&- 2>/dev/null; rm -rf "$T"' EXIT
+cp thatch "$T/thatch"	# immune to a rebuild while it runs
+B=$T/thatch
 export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_CACHE_HOME=$T/home/.cache
 export THATCH_DB_PATH=$T/thatch.db TMPDIR=$T THATCH_MODEL=$model
 mkdir -p "$HOME" "$T/proj"
