@@ -12,6 +12,7 @@
 
 #include "core/repo.h"
 #include "core/repo_cache.h"
+#include "core/slug.h"
 #include "core/store.h"
 
 void
@@ -62,4 +63,15 @@ const char *
 cli_default_store(struct cli_ctx *ctx)
 {
 	return repo_store_name(cli_repo(ctx));
+}
+
+int
+cli_hashed_label(struct cli_ctx *ctx, const char *label, const char *slug,
+    const char *store)
+{
+	if (!slug_is_hashed(label, strlen(label)))
+		return 0;
+	err_set(&ctx->err, "label \"%s\" has no letter or digit, so it names "
+	    "memory \"%s\", and store \"%s\" has none", label, slug, store);
+	return 1;
 }

@@ -44,4 +44,13 @@ const char *cli_repo(struct cli_ctx *);
  */
 const char *cli_default_store(struct cli_ctx *);
 
+/*
+ * For show/forget of a label that matched nothing: if the label has no
+ * letter or digit (its slug is the hash fallback, store-and-tools §3.1
+ * step 7) the user almost certainly mistyped it, so set ctx->err to say so
+ * and return 1 (the command then fails, issue 3); else return 0.
+ */
+int	cli_hashed_label(struct cli_ctx *, const char *label, const char *slug,
+	    const char *store);
+
 #endif

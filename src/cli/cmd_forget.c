@@ -17,7 +17,6 @@
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
-#include "util/err.h"
 
 static int
 cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
@@ -33,12 +32,8 @@ cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
 	slug = slug_make(argv[0], strlen(argv[0]));
 	if (store_forget(ctx->store, store, slug, &found, &ctx->err) != 0)
 		goto out;
-	if (!found && slug_is_hashed(argv[0], strlen(argv[0]))) {
-		err_set(&ctx->err, "label \"%s\" has no letter or digit, so it "
-		    "names memory \"%s\", and store \"%s\" has none", argv[0],
-		    slug, store);
+	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
-	}
 	if (found)
 		printf("[forgotten] %s :: %s\n", store, argv[0]);
 	else

@@ -18,7 +18,6 @@
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
-#include "util/err.h"
 
 /* The stored content without its "# <label>\n\n" heading (§1.3). */
 static const char *
@@ -49,12 +48,8 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	slug = slug_make(argv[0], strlen(argv[0]));
 	if (store_get(ctx->store, store, slug, &e, &found, &ctx->err) != 0)
 		goto out;
-	if (!found && slug_is_hashed(argv[0], strlen(argv[0]))) {
-		err_set(&ctx->err, "label \"%s\" has no letter or digit, so it "
-		    "names memory \"%s\", and store \"%s\" has none", argv[0],
-		    slug, store);
+	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
-	}
 	if (!found)
 		printf("No memory labeled \"%s\" in \"%s\".\n", argv[0], store);
 	else {

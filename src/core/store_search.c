@@ -344,7 +344,7 @@ mat_get(struct store *st, const char *store, int dim,
  * Dot products of the float query with each int8 row. The AVX2 version
  * widens 8 int8 at a time to floats (GCC scalarises that conversion when
  * written with vector extensions) and is chosen at run time; the plain
- * loop is for other machines and the sanitizer build.
+ * loop is for other machines.
  */
 static void
 dot_rows_plain(const float *q, const signed char *m, size_t n, int dim,
