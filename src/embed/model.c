@@ -22,7 +22,6 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

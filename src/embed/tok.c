@@ -31,6 +31,7 @@
 #include "embed/tok.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,7 +332,7 @@ load_tokenizer_json(struct tok *t, const char *path, struct err *err)
 		t->max_word = (int)json_integer_value(v);
 	s = jsonx_str(model, "continuing_subword_prefix");
 	if (s != NULL && strlen(s) < TOK_MAX_PREFIX)
-		strcpy(t->prefix, s);
+		snprintf(t->prefix, sizeof(t->prefix), "%s", s);
 	slots_init(t, json_object_size(vocab));
 	json_object_foreach(vocab, key, v) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -374,7 +375,7 @@ tok_new(const char *dir, struct tok **out, struct err *err)
 	t->lowercase = t->chinese = t->clean = true;
 	t->strip = -1;
 	t->max_word = TOK_MAX_WORD;
-	strcpy(t->prefix, "##");
+	snprintf(t->prefix, sizeof(t->prefix), "##");
 	vocab = path_join(dir, "vocab.txt");
 	if (fileio_exists(vocab)) {
 		if (load_vocab_txt(t, vocab, err) != 0 ||

@@ -35,18 +35,20 @@ image(struct sbuf *sb, const char *header, size_t data)
 static int
 parse(const void *p, size_t n, struct st **st, struct err *err)
 {
-	void	*copy = xmalloc(n ? n : 1);
-	int	 rc;
+	const struct st_tensor	*t;
+	char			*copy = xmalloc(n ? n : 1);
+	size_t			 i;
+	int			 rc;
 
 	memcpy(copy, p, n);
 	rc = st_parse(copy, n, st, err);
 	if (rc == 0) {
 		/* invariant 1: every tensor inside the image */
-		for (size_t i = 0; i < (*st)->n; i++) {
-			const struct st_tensor *t = &(*st)->tensors[i];
-			const char *d = t->data;
-			CHECK(d >= (char *)copy && d + t->count *
-			    (int64_t)st_dtype_size(t->dtype) <= (char *)copy + n);
+		for (i = 0; i < (*st)->n; i++) {
+			t = &(*st)->tensors[i];
+			CHECK((const char *)t->data >= copy &&
+			    (const char *)t->data + t->count *
+			    (int64_t)st_dtype_size(t->dtype) <= copy + n);
 		}
 		st_close(*st);
 	}
