@@ -146,4 +146,16 @@ expect_ok "Cursor's global AGENTS.md is in CURSOR_CONFIG_DIR" test -f "$CURSOR_C
 mkdir -p "$TEST_DIR/my bin" && cp "$THATCH_BIN" "$TEST_DIR/my bin/thatch"
 (cd "$P" && PATH="$TEST_DIR/my bin:$PATH" thatch setup --claude >/dev/null 2>&1)
 expect_eq "a binary path with spaces is single-quoted in hooks" "'$TEST_DIR/my bin/thatch' reminder" "$(json .claude/settings.json 'd["hooks"]["SessionStart"][-1]["hooks"][0]["command"]')"
+
+# --- the MCP server refreshes an installed setup ------------------------------
+rm CLAUDE.md && thatch setup --claude >/dev/null 2>&1
+printf 'edited\n' >.claude/skills/thatch-coding-workflow/SKILL.md
+mkfifo "$TEST_DIR/in"
+CLAUDE_PROJECT_DIR=$P thatch mcp <"$TEST_DIR/in" >"$TEST_DIR/out" 2>/dev/null &
+mcp=$!
+exec 7>"$TEST_DIR/in"
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}}}' >&7
+wait_for "after initialize the server rewrites a drifted skill" 20 grep -q "Coding workflow" .claude/skills/thatch-coding-workflow/SKILL.md
+exec 7>&-
+wait "$mcp"
 finish
