@@ -124,4 +124,17 @@ r=$(THATCH_DB_PATH=$TEST_DIR/bad.db thatch reminder 2>"$TEST_DIR/err" </dev/null
 expect_eq "reminder with a broken database still exits 0" 0 $rc
 expect_contains "reminder with a broken database still reminds" "$r" "Before you respond"
 expect_contains "the lost hygiene part is explained on stderr" "$(cat "$TEST_DIR/err")" "hygiene report failed"
+
+# --- prime -------------------------------------------------------------------
+mkdir -p "$TEST_DIR/bin"
+err=$(PATH=$TEST_DIR/bin:/usr/bin:/bin thatch prime 2>&1); rc=$?
+expect_eq "prime without an agent CLI exits 1" 1 $rc
+expect_contains "prime names the agent CLIs it looks for" "$err" "opencode, agent (Cursor) or claude"
+printf '#!/bin/sh\nprintf "%%s|" "$@" >"%s/args"\ncat >"%s/stdin"\nexit 3\n' "$TEST_DIR" "$TEST_DIR" >"$TEST_DIR/bin/claude"
+chmod +x "$TEST_DIR/bin/claude"
+err=$(echo typed | PATH=$TEST_DIR/bin:/usr/bin:/bin thatch prime 2>&1); rc=$?
+expect_eq "prime exits with the agent's status" 3 $rc
+expect_contains "prime says which agent it uses" "$err" "priming via claude"
+expect_contains "prime asks for the primer skill" "$(cat "$TEST_DIR/args")" "thatch-project-primer"
+expect_eq "the agent's stdin is not ours" "" "$(cat "$TEST_DIR/stdin")"
 finish
