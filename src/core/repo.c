@@ -134,8 +134,8 @@ static char *
 main_checkout(const char *dir, struct sbuf *out)
 {
 	const char *const	argv[] = { "git", "rev-parse",
-				    "--path-format=absolute", "--git-common-dir",
-				    NULL };
+				    "--path-format=absolute",
+				    "--git-common-dir", NULL };
 	char			*line, *common;
 	size_t			 n;
 	int			 status;
@@ -177,8 +177,8 @@ static int
 cache_valid(struct repo_cache *cache, const char *key, const char *main_path,
     const char *slug, struct sbuf *out)
 {
-	const char *const	argv[] = { "git", "rev-parse", "--git-common-dir",
-				    NULL };
+	const char *const	argv[] = { "git", "rev-parse",
+				    "--git-common-dir", NULL };
 	char			*remote, *base;
 	int			 status, ok;
 
@@ -316,7 +316,8 @@ repo_branches(const char *dir, struct repo_cache *cache, char ***out,
 		return;
 	sbuf_init(&buf);
 	if (git(cwd, argv, &buf, &status) == 0 && status == 0) {
-		for (line = buf.buf; line != NULL && *line != '\0'; line = next) {
+		for (line = buf.buf; line != NULL && *line != '\0';
+		    line = next) {
 			next = strchr(line, '\n');
 			if (next != NULL)
 				*next++ = '\0';

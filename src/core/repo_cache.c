@@ -42,7 +42,8 @@ cache_get(struct repo_cache *c, const char *path, char **main_path,
 	if (sqlite3_step(stmt) == SQLITE_ROW &&
 	    sqlite3_column_text(stmt, 0) != NULL &&
 	    sqlite3_column_text(stmt, 1) != NULL) {
-		*main_path = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+		*main_path = xstrdup((const char *)
+		    sqlite3_column_text(stmt, 0));
 		*slug = xstrdup((const char *)sqlite3_column_text(stmt, 1));
 		hit = 1;
 	}

@@ -1,4 +1,4 @@
-/* repo_cache.h — the repo_paths table behind struct repo_cache (repo_cache.c). */
+/* repo_cache.h — the repo_paths table behind repo_detect (repo_cache.c). */
 #ifndef THATCH_CORE_REPO_CACHE_H
 #define THATCH_CORE_REPO_CACHE_H
 

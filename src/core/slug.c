@@ -164,7 +164,8 @@ slug_build(const struct cps *l, struct sbuf *sb)
 static char *
 slug_hash(const struct cps *l)
 {
-	static const char	 digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	static const char	 digits[] =
+				    "0123456789abcdefghijklmnopqrstuvwxyz";
 	char			 buf[16], *p = buf + sizeof(buf);
 	uint32_t		 h = 0;
 	size_t			 i;

@@ -98,7 +98,8 @@ struct store_write {
 enum store_write_result {
 	STORE_SAVED,
 	STORE_EXISTS,		/* plain insert hit the primary key */
-	STORE_ARCHIVED,		/* overwrite of an archived row, archived absent */
+	STORE_ARCHIVED,		/* overwrite of an archived row without
+				   the archived argument */
 };
 
 /*
@@ -123,7 +124,8 @@ int	 store_forget(struct store *, const char *store, const char *slug,
  * fn returning non-zero stops the walk.
  */
 int	 store_list(struct store *, const char *store,
-	    int (*fn)(const struct store_entry *, void *), void *, struct err *);
+	    int (*fn)(const struct store_entry *, void *), void *,
+	    struct err *);
 
 /* Whether a stores row named name exists. */
 int	 store_has_store(struct store *, const char *name, bool *,
@@ -147,7 +149,7 @@ struct store_query {
 	const char *const	*stores;
 	size_t			 nstores;
 	const float		*vec;
-	int			 dim;		/* rows of another dim are skipped */
+	int			 dim;		/* other dims are skipped */
 	const char		*branch;	/* NULL/"": no filter (§5.2) */
 	int			 limit;
 	bool			 include_archived;

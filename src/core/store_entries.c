@@ -44,7 +44,8 @@ static const char SQL_UPSERT[] =
 	"updated_at = excluded.updated_at";
 
 static const char SQL_CLEAR_VERDICTS[] =
-	"DELETE FROM dedup_pairs WHERE store = ? AND (slug_a = ? OR slug_b = ?)";
+	"DELETE FROM dedup_pairs "
+	"WHERE store = ? AND (slug_a = ? OR slug_b = ?)";
 
 static char *
 column_dup(sqlite3_stmt *stmt, int col)

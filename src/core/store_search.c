@@ -384,8 +384,10 @@ dot_rows_avx2(const float *q, const signed char *m, size_t n, int dim,
 			    _mm_loadl_epi64((const __m128i *)(m + i))));
 			y1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
 			    _mm_loadl_epi64((const __m128i *)(m + i + 8))));
-			a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), y0, a0);
-			a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), y1, a1);
+			a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), y0,
+			    a0);
+			a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), y1,
+			    a1);
 		}
 		a0 = _mm256_add_ps(a0, a1);
 		h = _mm_add_ps(_mm256_castps256_ps128(a0),
@@ -461,7 +463,8 @@ topk_push(struct topk *t, float s)
 	float	tmp;
 
 	if (t->n < t->k) {
-		for (i = t->n++; i > 0 && t->v[(i - 1) / 2] > s; i = (i - 1) / 2)
+		for (i = t->n++; i > 0 && t->v[(i - 1) / 2] > s;
+		    i = (i - 1) / 2)
 			t->v[i] = t->v[(i - 1) / 2];
 		t->v[i] = s;
 		return;
@@ -732,10 +735,10 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 		goto out;
 	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_STATIC);
 	for (i = 0; i < hits->n; i++) {
-		sqlite3_bind_text(stmt, (int)(2 * i + 2), hits->v[i].e.store, -1,
-		    SQLITE_STATIC);
-		sqlite3_bind_text(stmt, (int)(2 * i + 3), hits->v[i].e.slug, -1,
-		    SQLITE_STATIC);
+		sqlite3_bind_text(stmt, (int)(2 * i + 2), hits->v[i].e.store,
+		    -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, (int)(2 * i + 3), hits->v[i].e.slug,
+		    -1, SQLITE_STATIC);
 	}
 	if (sqlite3_step(stmt) != SQLITE_DONE) {
 		store_fail(st, err, "cannot record recall");

@@ -36,8 +36,8 @@ put(struct store *st, const char *store, const char *slug, const char *label,
 {
 	struct err		 err = { "" };
 	enum store_write_result	 res = STORE_EXISTS;
-	char			*content = xasprintf("# %s\n\nbody of %s", label,
-				    label);
+	char			*content = xasprintf("# %s\n\nbody of %s",
+				    label, label);
 	struct store_write	 w = {
 		.store = store, .slug = slug, .label = label,
 		.content = content, .vec = vec, .dim = dim,
@@ -258,7 +258,8 @@ search_ranks_by_exact_cosine(void)
 {
 	struct store		*st = open_fresh("search");
 	const char		*stores[] = { "p", "global", "p" };
-	float			 a[2] = { 1, 0 }, b[2] = { 1, 1 }, c[2] = { -1, 0 };
+	float			 a[2] = { 1, 0 }, b[2] = { 1, 1 };
+	float			 c[2] = { -1, 0 };
 	float			 d[3] = { 1, 0, 0 }, z[2] = { 0, 0 };
 	float			 q[2] = { 2, 0 };
 	struct store_hits	 h;
@@ -305,8 +306,8 @@ search_filters_branch_and_archived(void)
 		const char	*slug, *branch;
 		int		 archived;
 	} rows[] = {
-		{ "all", NULL, 0 }, { "feat", "feat", 0 }, { "main", "main", 0 },
-		{ "empty", "", 0 }, { "old", NULL, 1 },
+		{ "all", NULL, 0 }, { "feat", "feat", 0 },
+		{ "main", "main", 0 }, { "empty", "", 0 }, { "old", NULL, 1 },
 	};
 	size_t			 i;
 
