@@ -5,15 +5,52 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-# near FILE INDEX JSON: every component within 1e-5 of the reference
+# near FILE INDEX JSON [TOLERANCE]: every component within 1e-5 (or the
+# tolerance) of the reference
 near() {
-	python3 - "$THATCH_FIXTURES/embed/expected/$1" "$2" "$3" <<'PY'
+	python3 - "$THATCH_FIXTURES/embed/expected/$1" "$2" "$3" "${4:-1e-5}" <<'PY'
 import json, sys
 want = json.load(open(sys.argv[1]))[int(sys.argv[2])]["embedding"]
 got = json.loads(sys.argv[3])
+tol = float(sys.argv[4])
 sys.exit(0 if len(got) == len(want) and
-         all(abs(a - b) <= 1e-5 for a, b in zip(got, want)) else 1)
+         all(abs(a - b) <= tol for a, b in zip(got, want)) else 1)
 PY
+}
+
+# convert DIR DTYPE [PREFIX]: the tiny model with its tensors stored as
+# F16 or BF16 (or F32), under an optional name prefix such as "bert."
+convert() {
+	rm -rf "$TEST_DIR/$1"
+	cp -r "$THATCH_MODEL" "$TEST_DIR/$1"
+	python3 - "$THATCH_MODEL/model.safetensors" \
+	    "$TEST_DIR/$1/model.safetensors" "$2" "${3:-}" <<'PY'
+import array, json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+hdr = json.loads(raw[8:8 + n])
+dtype, prefix = sys.argv[3], sys.argv[4]
+out, blobs, off = {}, [], 0
+for name, t in hdr.items():
+    if name == "__metadata__":
+        continue
+    b, e = t["data_offsets"]
+    f = array.array("f", raw[8 + n + b:8 + n + e])
+    if dtype == "F16":
+        blob = struct.pack("<%de" % len(f), *f)
+    elif dtype == "BF16":
+        blob = b"".join(struct.pack("<f", x)[2:] for x in f)
+    else:
+        blob = f.tobytes()
+    out[prefix + name] = {"dtype": dtype, "shape": t["shape"],
+                          "data_offsets": [off, off + len(blob)]}
+    blobs.append(blob)
+    off += len(blob)
+h = json.dumps(out).encode()
+h += b" " * (-len(h) % 8)
+open(sys.argv[2], "wb").write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+PY
+	echo "$TEST_DIR/$1"
 }
 
 out=$(thatch embed "hello world")
@@ -35,6 +72,18 @@ expect_contains "model info shows the dimensions" "$out" "dimensions: 32"
 expect_contains "model info shows the layers" "$out" "layers:     2"
 expect_contains "model info shows the dtype" "$out" "dtype:      F32"
 expect_fail "model without a verb is a usage error" thatch model
+
+d=$(convert f16 F16)
+expect_contains "F16 weights load" "$(THATCH_MODEL=$d thatch model info)" \
+    "dtype:      F16"
+expect_ok "F16 weights give the F32 vectors to F16 precision" \
+    near passages.json 1 "$(THATCH_MODEL=$d thatch embed "hello world")" 1e-3
+d=$(convert bf16 BF16)
+expect_ok "BF16 weights give the F32 vectors to BF16 precision" \
+    near passages.json 1 "$(THATCH_MODEL=$d thatch embed "hello world")" 1e-2
+d=$(convert prefixed F32 bert.)
+expect_ok "tensors named bert.* (BertFor... checkpoints) load exactly" \
+    near passages.json 1 "$(THATCH_MODEL=$d thatch embed "hello world")"
 
 # broken NAME: a copy of the tiny model to damage
 broken() {
