@@ -84,6 +84,10 @@ model_opts_init(struct model_opts *o, const struct paths *p)
 	    path_join(p->cache_home, "thatch/models");
 	v = path_env("HF_ENDPOINT");
 	o->endpoint = xstrdup(v ? v : "https://huggingface.co");
+	/* "https://hub.example/" must not make "//" in every URL */
+	while ((n = (long)strlen(o->endpoint)) > 0 &&
+	    o->endpoint[n - 1] == '/')
+		o->endpoint[n - 1] = '\0';
 	v = path_env("HF_TOKEN");
 	o->token = v ? xstrdup(v) : NULL;
 	v = path_env("THATCH_THREADS");

@@ -19,8 +19,10 @@
  *     text keeps max - 1 tokens after [CLS] and loses its [SEP] (the
  *     reference ids show it); Python's tokenizers would keep [SEP]. The
  *     original's vectors are the ones to match (store-and-tools §7).
- *  2. Encoding stops as soon as the truncated length is reached, so a huge
- *     text costs no more than its first 512 tokens' worth of words.
+ *  2. Encoding stops as soon as the truncated length is reached, and text
+ *     is normalised in pieces of about TOK_CHUNK bytes cut at ASCII
+ *     whitespace (which ends every word and every casing context), so a
+ *     huge text costs no more than its first 512 tokens' worth.
  *  3. Loading from vocab.txt + tokenizer_config.json and from
  *     tokenizer.json give the same tokenizer (test_tok checks both); the
  *     fast path exists because Jansson needs ~30 ms for tokenizer.json.
@@ -49,6 +51,7 @@
 #define TOK_MAX_WORD	100	/* max_input_chars_per_word default */
 #define TOK_MAX_PREFIX	16
 #define TOK_MAX_LEN	256	/* longest vocabulary entry, bytes */
+#define TOK_CHUNK	4096	/* bytes normalised at a time */
 
 struct slot {
 	uint32_t	off;	/* into arena */
@@ -75,6 +78,7 @@ struct tok {
 	char		 prefix[TOK_MAX_PREFIX];
 	struct special	*specials;	/* owned; longest first */
 	int		 nspecials;
+	bool		 first[256];	/* first bytes of specials */
 };
 
 /* A growable array of code points. */
@@ -197,6 +201,7 @@ add_special(struct tok *t, const char *s, int32_t id)
 	t->specials[t->nspecials].s = xstrdup(s);
 	t->specials[t->nspecials].len = strlen(s);
 	t->specials[t->nspecials].id = id;
+	t->first[(unsigned char)*s] = true;
 	t->nspecials++;
 }
 
@@ -668,8 +673,12 @@ tok_encode(const struct tok *t, const char *s, size_t len, int32_t *ids,
 
 	ids[0] = t->cls;
 	for (i = 0; i <= len && k < max; i++) {
-		sp = i < len ? special_at(t, s + i, len - i) : NULL;
-		if (sp == NULL && i < len)
+		sp = i < len && t->first[(unsigned char)s[i]] ?
+		    special_at(t, s + i, len - i) : NULL;
+		/* invariant 2: a long piece is cut at ASCII whitespace, where
+		 * no normalisation or word spans */
+		if (sp == NULL && i < len && !(i - piece >= TOK_CHUNK &&
+		    strchr(" \t\n\r", s[i]) != NULL && s[i] != '\0'))
 			continue;
 		if (i > piece) {
 			normalize(t, s + piece, i - piece, &a, &b);
