@@ -12,13 +12,17 @@
  *  3. A finished file is evicted from the page cache (it is on disk): the
  *     next read, through st.c's huge-page mapping, caches it in 2 MB
  *     folios, which makes every later process's first embedding faster.
- *  4. The progress line goes to stderr only, and only when it is a
+ *  4. libcurl is loaded with dlopen when a download starts, not linked:
+ *     its thirty dependent libraries (TLS, LDAP, Kerberos, ...) cost every
+ *     thatch process ~20 ms to load, and only a download needs them.
+ *  5. The progress line goes to stderr only, and only when it is a
  *     terminal: model.h's contract asks the embed layer to draw it, so
  *     this is the one place below cli/ that writes to a terminal
  *     (deviation from STYLE §6.2, never on stdout).
  */
 #include "embed/hub.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,11 +30,26 @@
 #include <string.h>
 #include <unistd.h>
 
+#define CURL_DISABLE_TYPECHECK	/* calls go through api pointers */
 #include <curl/curl.h>
 
 #include "util/err.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
+
+/* libcurl's entry points, resolved per download (invariant 4). */
+struct curl_api {
+	void			*dl;
+	CURL			*(*easy_init)(void);
+	CURLcode		 (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode		 (*easy_perform)(CURL *);
+	CURLcode		 (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void			 (*easy_cleanup)(CURL *);
+	const char		*(*easy_strerror)(CURLcode);
+	struct curl_slist	*(*slist_append)(struct curl_slist *,
+				    const char *);
+	void			 (*slist_free_all)(struct curl_slist *);
+};
 
 struct fetch {
 	FILE		*fp;
@@ -71,53 +90,90 @@ on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut,
 }
 
 static int
+curl_load(struct curl_api *api, struct err *err)
+{
+	static const char *const	 names[] = {
+		"curl_easy_init", "curl_easy_setopt", "curl_easy_perform",
+		"curl_easy_getinfo", "curl_easy_cleanup", "curl_easy_strerror",
+		"curl_slist_append", "curl_slist_free_all",
+	};
+	void				**slots[] = {
+		(void **)&api->easy_init, (void **)&api->easy_setopt,
+		(void **)&api->easy_perform, (void **)&api->easy_getinfo,
+		(void **)&api->easy_cleanup, (void **)&api->easy_strerror,
+		(void **)&api->slist_append, (void **)&api->slist_free_all,
+	};
+	size_t				 i;
+
+	/* NODELETE: unloading TLS libraries mid-process is not safe */
+	api->dl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL |
+	    RTLD_NODELETE);
+	if (api->dl == NULL)
+		return err_set(err, "cannot load libcurl to download (%s); "
+		    "install libcurl4", dlerror());
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((*slots[i] = dlsym(api->dl, names[i])) == NULL) {
+			dlclose(api->dl);
+			return err_set(err, "libcurl lacks %s", names[i]);
+		}
+	}
+	return 0;
+}
+
+static int
 perform(const char *url, const char *token, struct fetch *f, long *status,
     struct err *err)
 {
+	struct curl_api		 api;
 	CURL			*c;
 	struct curl_slist	*hdr = NULL;
 	char			*auth = NULL, ebuf[CURL_ERROR_SIZE] = "";
 	CURLcode		 res;
 	int			 rc = -1;
 
-	if ((c = curl_easy_init()) == NULL)
+	if (curl_load(&api, err) != 0)
+		return -1;
+	if ((c = api.easy_init()) == NULL) {
+		dlclose(api.dl);
 		return err_set(err, "cannot start libcurl");
+	}
 	if (token != NULL) {
 		auth = xasprintf("Authorization: Bearer %s", token);
-		hdr = curl_slist_append(hdr, auth);
+		hdr = api.slist_append(hdr, auth);
 	}
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "thatch/" THATCH_VERSION);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
+	api.easy_setopt(c, CURLOPT_URL, url);
+	api.easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	api.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	api.easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+	api.easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+	api.easy_setopt(c, CURLOPT_USERAGENT, "thatch/" THATCH_VERSION);
+	api.easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
 	/* a stalled transfer fails instead of hanging a command forever */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, f);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, f);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, f->progress ? 0L : 1L);
-	res = curl_easy_perform(c);
+	api.easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	api.easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+	api.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	api.easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	api.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	api.easy_setopt(c, CURLOPT_WRITEDATA, f);
+	api.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	api.easy_setopt(c, CURLOPT_XFERINFODATA, f);
+	api.easy_setopt(c, CURLOPT_NOPROGRESS, f->progress ? 0L : 1L);
+	res = api.easy_perform(c);
 	*status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	api.easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	if (f->shown >= 0)
 		fputc('\n', stderr);
 	if (res == CURLE_HTTP_RETURNED_ERROR && *status == 404)
 		rc = 1;
 	else if (res != CURLE_OK)
 		err_set(err, "cannot download %s: %s", url,
-		    *ebuf ? ebuf : curl_easy_strerror(res));
+		    *ebuf ? ebuf : api.easy_strerror(res));
 	else
 		rc = 0;
-	curl_slist_free_all(hdr);
+	api.slist_free_all(hdr);
 	free(auth);
-	curl_easy_cleanup(c);
+	api.easy_cleanup(c);
+	dlclose(api.dl);
 	return rc;
 }
 
