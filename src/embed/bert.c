@@ -33,9 +33,10 @@
 #include "util/xmalloc.h"
 
 /*
- * Below this many tokens a second BLAS thread costs more than it gives
- * (bench/README.md: 8 tokens, 1 thread 7.6 ms, 2 threads 9.9 ms; at 70
- * tokens 2 threads win, 26 ms against 36 ms).
+ * Below this many tokens a second BLAS thread costs more than it gives:
+ * a short text is a stream through 85 MB of weights, which OpenBLAS
+ * splits badly (bge-small, 8 tokens: 11 ms on one thread, 20-30 ms on
+ * two; bench/README.md). At 70 tokens and more two threads win.
  */
 #define BERT_MT_TOKENS	32
 
