@@ -36,7 +36,9 @@
  * Below this many tokens a second BLAS thread costs more than it gives:
  * a short text is a stream through 85 MB of weights, which OpenBLAS
  * splits badly (bge-small, 8 tokens: 11 ms on one thread, 20-30 ms on
- * two; bench/README.md). At 70 tokens and more two threads win.
+ * two; bench/README.md). Longer texts use the configured count, which
+ * pays on an idle machine (the layers' sgemms at 70 tokens: 26 ms on two
+ * threads, 36 ms on one) and not on a saturated one (THATCH_THREADS=1).
  */
 #define BERT_MT_TOKENS	32
 
