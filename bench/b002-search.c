@@ -2,7 +2,11 @@
  * b002-search.c — memory_recall's store work: store_search (limit 10 over
  * [project, global]) plus store_stamp_recall, against N memories with
  * random unit 384-dim vectors. Prints the first search (which loads the
- * in-memory matrix) and the median and p95 of warm searches, in ms.
+ * in-memory cache) and the median and p95 of warm searches, in ms; then
+ * what a write costs the next search: our own remember (store_remember
+ * plus the write-time similarity search, as memory_remember does), and a
+ * commit by another connection before the search: a recall stamp (no
+ * vector moves), an overwrite of one memory, an insert.
  *
  * usage: b002-search [memories] [rounds]      (default 1000 200)
  */
@@ -64,6 +68,60 @@ cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void
+die(const struct err *err)
+{
+	fprintf(stderr, "%s\n", err->msg);
+	exit(1);
+}
+
+/* Sort t[0 .. rounds) and print "<what> median X ms, p95 Y ms". */
+static void
+report(const char *what, double *t, int rounds)
+{
+	qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
+	printf("  %s: median %.3f ms, p95 %.3f ms\n", what, t[rounds / 2],
+	    t[(int)(rounds * 0.95)]);
+}
+
+/* What a foreign commit costs the next search: kind 0 stamps a recall,
+ * 1 overwrites a memory, 2 inserts one. */
+static void
+foreign(struct store *st, struct store *other, struct store_query *sq,
+    struct store_write *w, int kind, int rounds, double *t)
+{
+	struct store_hits	 hits;
+	enum store_write_result	 res;
+	struct err		 err;
+	char			 slug[32];
+	int			 i;
+
+	for (i = 0; i < rounds; i++) {
+		unit_vec((float *)sq->vec);
+		if (kind == 0) {
+			if (store_search(other, sq, &hits, &err) != 0 ||
+			    store_stamp_recall(other, &hits,
+			    "2025-01-03T00:00:00.000Z", &err) != 0)
+				die(&err);
+			store_hits_release(&hits);
+		} else {
+			unit_vec((float *)w->vec);
+			snprintf(slug, sizeof(slug), kind == 1 ? "memory-%d" :
+			    "foreign-%d", kind == 1 ? 5 * i + 1 : i);
+			w->slug = w->label = slug;
+			w->store = "acme/api";
+			w->overwrite = kind == 1;
+			if (store_remember(other, w, &res, &err) != 0)
+				die(&err);
+		}
+		t[i] = now_ms();
+		if (store_search(st, sq, &hits, &err) != 0)
+			die(&err);
+		t[i] = now_ms() - t[i];
+		store_hits_release(&hits);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -73,7 +131,7 @@ main(int argc, char **argv)
 	char			 path[] = "/tmp/thatch-b002.XXXXXX", db[64], slug[32];
 	const char		*stores[] = { "acme/api", "global" };
 	float			 v[DIM], q[DIM];
-	struct store		*st;
+	struct store		*st, *other;
 	struct err		 err;
 	struct store_hits	 hits;
 	enum store_write_result	 res;
@@ -83,32 +141,32 @@ main(int argc, char **argv)
 				    .now = "2025-01-01T00:00:00.000Z" };
 	struct store_query	 sq = { .stores = stores, .nstores = 2, .vec = q,
 				    .dim = DIM, .limit = 10, .min_score = -2 };
+	struct store_query	 sim = { .stores = stores, .nstores = 1, .vec = v,
+				    .dim = DIM, .limit = 3, .min_score = 0.85,
+				    .rank_round3 = true };
 	double			*t, *u, first;
 	int			 i;
 
 	if (mkdtemp(path) == NULL)
 		return 1;
 	snprintf(db, sizeof(db), "%s/thatch.db", path);
-	if (store_open(db, &st, &err) != 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 1;
-	}
+	if (store_open(db, &st, &err) != 0)
+		die(&err);
 	store_exec(st, "BEGIN", &err);
 	for (i = 0; i < n; i++) {
 		unit_vec(v);
 		snprintf(slug, sizeof(slug), "memory-%d", i);
 		w.slug = w.label = slug;
 		w.store = i % 5 == 0 ? "global" : "acme/api";
-		if (store_remember(st, &w, &res, &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 1;
-		}
+		if (store_remember(st, &w, &res, &err) != 0)
+			die(&err);
 	}
 	store_exec(st, "COMMIT", &err);
 	store_close(st);
 
 	/* a fresh connection, as a new MCP server would have */
-	store_open(db, &st, &err);
+	if (store_open(db, &st, &err) != 0 || store_open(db, &other, &err) != 0)
+		die(&err);
 	t = calloc((size_t)rounds, sizeof(*t));
 	u = calloc((size_t)rounds, sizeof(*u));
 	unit_vec(q);
@@ -120,29 +178,44 @@ main(int argc, char **argv)
 	for (i = 0; i < rounds; i++) {
 		unit_vec(q);
 		t[i] = now_ms();
-		if (store_search(st, &sq, &hits, &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 1;
-		}
+		if (store_search(st, &sq, &hits, &err) != 0)
+			die(&err);
 		u[i] = now_ms();
 		if (store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z",
-		    &err) != 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			return 1;
-		}
+		    &err) != 0)
+			die(&err);
 		u[i] = now_ms() - u[i];
 		t[i] = now_ms() - t[i];
 		store_hits_release(&hits);
 	}
-	qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
-	qsort(u, (size_t)rounds, sizeof(*u), cmp_d);
-	printf("%6d memories: first search+stamp %.1f ms (loads the matrix); "
-	    "warm search+stamp median %.3f ms, p95 %.3f ms; of which stamp "
-	    "median %.3f ms (%d rounds, dim %d, limit 10)\n", n, first,
-	    t[rounds / 2], t[(int)(rounds * 0.95)], u[rounds / 2], rounds, DIM);
+	printf("%6d memories (dim %d, limit 10, %d rounds): first search+stamp "
+	    "%.1f ms (loads the cache)\n", n, DIM, rounds, first);
+	report("warm search+stamp", t, rounds);
+	report("of which stamp", u, rounds);
+	w.overwrite = false;
+	w.store = "acme/api";
+	for (i = 0; i < rounds; i++) {
+		unit_vec(v);
+		snprintf(slug, sizeof(slug), "own-%d", i);
+		w.slug = w.label = slug;
+		t[i] = now_ms();
+		if (store_search(st, &sim, &hits, &err) != 0 ||
+		    store_remember(st, &w, &res, &err) != 0)
+			die(&err);
+		t[i] = now_ms() - t[i];
+		store_hits_release(&hits);
+	}
+	report("own remember + similarity search", t, rounds);
+	foreign(st, other, &sq, &w, 0, rounds, t);
+	report("search after a foreign recall stamp", t, rounds);
+	foreign(st, other, &sq, &w, 1, rounds, t);
+	report("search after a foreign overwrite", t, rounds);
+	foreign(st, other, &sq, &w, 2, rounds, t);
+	report("search after a foreign insert", t, rounds);
 	free(u);
-	store_close(st);
 	free(t);
+	store_close(other);
+	store_close(st);
 	if (getenv("B002_KEEP")) { printf("kept %s\n", db); return 0; }
 	snprintf(db, sizeof(db), "rm -rf '%s'", path);
 	return system(db) != 0;

@@ -14,4 +14,4 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isrc \
     -pthread
 build/bench/b002-search 1000 500
 build/bench/b002-search 10000 200
-build/bench/b002-search 100000 100
+build/bench/b002-search 100000 50

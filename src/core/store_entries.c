@@ -14,6 +14,11 @@
  *     back whole on error; a refusal writes nothing.
  *  4. Verdict slugs are stored in canonical order (slug_cmp) and read back
  *     canonicalised, whoever wrote them.
+ *  5. Every write to entries is announced to the search's vector cache
+ *     (store_cache_expect) and, once it stands, reported with the row it
+ *     left (store_cache_put/_remove), so the cache is what the table
+ *     holds without a reload; a refusal or a rolled-back write reports
+ *     nothing.
  */
 #include "core/store.h"
 
@@ -41,7 +46,8 @@ static const char SQL_UPSERT[] =
 	"branch = COALESCE(excluded.branch, entries.branch), "
 	"confidence = COALESCE(excluded.confidence, entries.confidence), "
 	"archived = COALESCE(?9, entries.archived), "
-	"updated_at = excluded.updated_at";
+	"updated_at = excluded.updated_at "
+	"RETURNING rowid, archived, branch";
 
 static const char SQL_CLEAR_VERDICTS[] =
 	"DELETE FROM dedup_pairs "
@@ -128,6 +134,27 @@ clear_verdicts(struct store *st, const char *store, const char *slug,
 	return step_done(st, stmt, "cannot clear verdicts", err);
 }
 
+/* Step a write to entries announced to the cache (invariant 5). */
+static int
+step_entries(struct store *st, sqlite3_stmt *stmt)
+{
+	int	step;
+
+	store_cache_expect(st, true);
+	step = sqlite3_step(stmt);
+	store_cache_expect(st, false);
+	return step;
+}
+
+/* Invariant 5: the row a write left, its vector and attributes. */
+static void
+cache_put(struct store *st, const struct store_write *w,
+    sqlite3_int64 rowid, bool archived, const char *branch)
+{
+	store_cache_put(st, w->store, rowid, w->dim > 0 ? w->vec : NULL,
+	    w->dim, archived, branch);
+}
+
 /* Bind ?1-?8 (shared by the insert and the upsert) and the timestamps. */
 static void
 bind_write(sqlite3_stmt *stmt, const struct store_write *w,
@@ -165,9 +192,11 @@ insert_plain(struct store *st, const struct store_write *w,
 	bind_write(stmt, w, &scratch);
 	sqlite3_bind_int(stmt, 9, w->archived == 1);
 	sqlite3_bind_text(stmt, 11, w->now, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) == SQLITE_DONE)
+	if (step_entries(st, stmt) == SQLITE_DONE) {
 		*res = STORE_SAVED;
-	else if (sqlite3_extended_errcode(st->db) ==
+		cache_put(st, w, sqlite3_last_insert_rowid(st->db),
+		    w->archived == 1, w->branch);
+	} else if (sqlite3_extended_errcode(st->db) ==
 	    SQLITE_CONSTRAINT_PRIMARYKEY)
 		*res = STORE_EXISTS;
 	else {
@@ -210,6 +239,8 @@ overwrite(struct store *st, const struct store_write *w,
 {
 	sqlite3_stmt	*stmt = NULL;
 	void		*scratch = NULL;
+	char		*branch = NULL;
+	sqlite3_int64	 rowid = 0;
 	int		 rc = -1, archived;
 
 	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
@@ -226,18 +257,29 @@ overwrite(struct store *st, const struct store_write *w,
 	bind_write(stmt, w, &scratch);
 	if (w->archived != -1)
 		sqlite3_bind_int(stmt, 9, w->archived);
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
+	/* RETURNING: the row's rowid and the flags COALESCE left */
+	if (step_entries(st, stmt) != SQLITE_ROW) {
+		store_fail(st, err, "cannot save memory");
+		goto out;
+	}
+	rowid = sqlite3_column_int64(stmt, 0);
+	archived = sqlite3_column_int(stmt, 1) != 0;
+	if (sqlite3_column_type(stmt, 2) != SQLITE_NULL)
+		branch = xstrdup((const char *)sqlite3_column_text(stmt, 2));
+	if (step_entries(st, stmt) != SQLITE_DONE) {
 		store_fail(st, err, "cannot save memory");
 		goto out;
 	}
 	if (clear_verdicts(st, w->store, w->slug, err) != 0 ||
 	    store_exec(st, "COMMIT", err) != 0)
 		goto out;
+	cache_put(st, w, rowid, archived, branch);
 	*res = STORE_SAVED;
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
 	free(scratch);
+	free(branch);
 	store_rollback(st);
 	return rc;
 }
@@ -283,25 +325,32 @@ store_forget(struct store *st, const char *store, const char *slug,
     bool *found, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
+	sqlite3_int64	 rowid = 0;
+	int		 rc = -1, step;
 
 	*found = false;
 	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
 		return -1;
 	if (store_prepare(st, &stmt, "DELETE FROM entries "
-	    "WHERE slug = ? AND store = ?", err) != 0)
+	    "WHERE slug = ? AND store = ? RETURNING rowid", err) != 0)
 		goto out;
 	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
+	if ((step = step_entries(st, stmt)) == SQLITE_ROW) {
+		*found = true;
+		rowid = sqlite3_column_int64(stmt, 0);
+		step = step_entries(st, stmt);
+	}
+	if (step != SQLITE_DONE) {
 		store_fail(st, err, "cannot forget memory");
 		goto out;
 	}
-	*found = sqlite3_changes(st->db) > 0;
 	if (*found && clear_verdicts(st, store, slug, err) != 0)
 		goto out;
 	if (store_exec(st, "COMMIT", err) != 0)
 		goto out;
+	if (*found)
+		store_cache_remove(st, store, rowid);
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);

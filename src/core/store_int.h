@@ -59,7 +59,26 @@ void	 store_rollback(struct store *);
 void	 store_blob_decode(const void *blob, size_t n, float *out);
 const void *store_blob_encode(const float *vec, size_t n, void **scratch);
 
-/* Drop every cached matrix (store_search.c); accepts NULL. */
+/*
+ * The search's vector cache (store_search.c). store_cache_free drops it
+ * and unhooks the connection (store_search.c owns the connection's
+ * sqlite3 update and rollback hooks); accepts NULL.
+ *
+ * Every writer of entries keeps the cache exact without a reload: it
+ * brackets its statement with store_cache_expect(st, true) ...
+ * store_cache_expect(st, false) (any other write of this connection to
+ * entries makes the next search re-read the table), and once the write
+ * has committed, or has succeeded inside the caller's transaction,
+ * reports the row it left: store_cache_put (inserted or overwritten;
+ * vec NULL for a row without embedding) or store_cache_remove (deleted).
+ * A write that failed or was rolled back reports nothing.
+ */
 void	 store_cache_free(struct store_cache *);
+void	 store_cache_expect(struct store *, bool on);
+void	 store_cache_put(struct store *, const char *store,
+	    sqlite3_int64 rowid, const float *vec, int dim, bool archived,
+	    const char *branch);
+void	 store_cache_remove(struct store *, const char *store,
+	    sqlite3_int64 rowid);
 
 #endif

@@ -4,28 +4,37 @@
  *
  * A warm process (the MCP server) must answer a recall over 100,000
  * memories in milliseconds, so it cannot read 100,000 BLOBs per query.
- * Each (store, dimension) gets an in-memory row-major float matrix with the
- * rows' norms, rowids, slugs, branches and archived flags, loaded on first
- * use, plus an int8 copy (one scale per row) that is a quarter of the
- * bytes: a scan is bound by memory bandwidth, so a query scores every
- * eligible row on the int8 copy with a SIMD dot product, which gives each
- * row an interval its exact cosine must lie in. Only rows whose interval
- * reaches the limit-th best lower end are rescored with the exact double
- * cosine of §5.1 on the float rows; the winners are fetched by rowid.
+ * Each (store, dimension) gets an in-memory cache of its rows in rowid
+ * order: an int8 copy of every vector (one scale per row, a quarter of
+ * the float bytes), rowids, a signature of each BLOB, branches and
+ * archived flags. A query scores every eligible row on the int8 copy with
+ * a SIMD dot product, which gives each row an interval its exact cosine
+ * must lie in; only rows whose interval reaches the limit-th best lower
+ * end are rescored exactly, from their BLOBs fetched by rowid, best upper
+ * end first, until no remaining row can reach the limit-th exact score.
  *
  * Invariants:
- *  1. The matrices describe the database as of the last validation: they
- *     are dropped whenever PRAGMA data_version (commits by any other
- *     connection) or sqlite3_total_changes (our own) moved. Recall
- *     stamping, which changes no vector, carries a valid cache over.
- *  2. Results are exact: the int8 pass only chooses which rows get the
- *     exact score, and its per-row error bound (quantisation plus float
- *     rounding, see row_err) is rigorous, so no row that belongs in the
- *     top `limit` is ever left out. Rows whose exact score is not a number
- *     (a foreign BLOB holding NaN) are skipped.
- *  3. Equal scores keep table (rowid) order: the original scans the table
+ *  1. The cache is what this connection would read from entries: our own
+ *     writes patch it where they commit (store_cache_put/_remove, called
+ *     by store_entries.c; an sqlite3 update hook marks it stale on any
+ *     other write of ours to entries, and a rollback hook drops it if it
+ *     was patched or loaded inside a transaction that rolls back). Commits
+ *     by other connections move PRAGMA data_version; the cache then
+ *     re-reads every (rowid, archived, branch, BLOB) of its stores and
+ *     re-quantises only rows whose BLOB signature changed, adds new rowids
+ *     and drops vanished ones, in the buffers it already has.
+ *  2. A search runs in one read transaction (unless the caller has one
+ *     open), so validation, the int8 pass and the BLOB fetches see one
+ *     snapshot.
+ *  3. Results are exact: the int8 pass only chooses which rows get the
+ *     exact §5.1 score, its per-row error bound (quantisation plus float
+ *     rounding, see row_err) is rigorous, and the exact pass stops only
+ *     when the next row's upper bound is below the limit-th exact key.
+ *     Rows whose exact score is not a number (a foreign BLOB holding NaN)
+ *     are skipped.
+ *  4. Equal scores keep table (rowid) order: the original scans the table
  *     and sorts stably (§5.2 step 4).
- *  4. Rows whose BLOB length is not a multiple of 4 are skipped with one
+ *  5. Rows whose BLOB length is not a multiple of 4 are skipped with one
  *     warning per process; rows of another dimension are skipped silently
  *     (§1.6, §5.1).
  */
@@ -45,27 +54,35 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
-/* The vectors of one (store, dim), in table order. */
+#define ROW_ARCHIVED	1
+#define ROW_SEEN	2	/* cache_refresh: still in the table */
+
+/* The cached rows of one (store, dim), in ascending rowid order. */
 struct store_mat {
 	char			*store;		/* owned */
 	int			 dim;
 	size_t			 n, cap;
-	float			*v;		/* owned, n * dim */
-	double			*norm;		/* owned, sqrt(sum b_i^2) */
 	signed char		*c;		/* owned, n * dim, b ~ s * c */
-	float			*k;		/* owned, s / norm */
-	float			*e;		/* owned, s / (2 norm) */
+	float			*k;		/* owned, s / |b| */
+	float			*e;		/* owned, s / (2 |b|) */
 	sqlite3_int64		*rowid;		/* owned */
-	char			**slug;		/* owned */
+	uint64_t		*sig;		/* owned, blob_sig of the BLOB */
 	char			**branch;	/* owned; NULL: SQL NULL */
-	unsigned char		*archived;	/* owned */
+	unsigned char		*flags;		/* owned, ROW_* */
+	bool			 pending;	/* cache_refresh it */
+	size_t			 old_n, cur;	/* cache_refresh's walk */
 	struct store_mat	*next;		/* owned */
 };
 
 struct store_cache {
+	sqlite3			*db;		/* borrowed; hooks set on it */
 	struct store_mat	*mats;		/* owned */
-	sqlite3_int64		 changes;
 	int			 data_version;
+	bool			 stale;		/* an unpatched write of ours */
+	bool			 expect;	/* a patching writer is stepping */
+	bool			 reading;	/* store_search's own read txn */
+	bool			 txn_touched;	/* changed inside a transaction */
+	bool			 invalid;	/* that transaction rolled back */
 	bool			 warned;
 	float			*scratch;	/* owned; approximate scores */
 	size_t			 scratch_cap;
@@ -76,20 +93,16 @@ mat_free(struct store_mat *m)
 {
 	size_t	i;
 
-	for (i = 0; i < m->n; i++) {
-		free(m->slug[i]);
+	for (i = 0; i < m->n; i++)
 		free(m->branch[i]);
-	}
 	free(m->store);
-	free(m->v);
-	free(m->norm);
 	free(m->c);
 	free(m->k);
 	free(m->e);
 	free(m->rowid);
-	free(m->slug);
+	free(m->sig);
 	free(m->branch);
-	free(m->archived);
+	free(m->flags);
 	free(m);
 }
 
@@ -110,9 +123,62 @@ store_cache_free(struct store_cache *c)
 {
 	if (c == NULL)
 		return;
+	sqlite3_update_hook(c->db, NULL, NULL);
+	sqlite3_rollback_hook(c->db, NULL, NULL);
 	cache_drop(c);
 	free(c->scratch);
 	free(c);
+}
+
+/* Invariant 1: a write to entries that no patching writer announced. */
+static void
+hook_update(void *arg, int op, const char *db, const char *table,
+    sqlite3_int64 rowid)
+{
+	struct store_cache	*c = arg;
+
+	(void)op;
+	(void)rowid;
+	if (!c->expect && strcmp(db, "main") == 0 &&
+	    strcmp(table, "entries") == 0)
+		c->stale = true;
+}
+
+/* Invariant 1: the rows cached inside the transaction may be gone; the
+ * next validation drops the matrices (not here: a search may hold them). */
+static void
+hook_rollback(void *arg)
+{
+	struct store_cache	*c = arg;
+
+	if (c->txn_touched)
+		c->invalid = true;
+	c->txn_touched = false;
+}
+
+static struct store_cache *
+cache_get(struct store *st)
+{
+	struct store_cache	*c = st->cache;
+
+	if (c == NULL) {
+		c = st->cache = xcalloc(1, sizeof(*c));
+		c->db = st->db;
+		sqlite3_update_hook(st->db, hook_update, c);
+		sqlite3_rollback_hook(st->db, hook_rollback, c);
+	}
+	if (sqlite3_get_autocommit(st->db))
+		c->txn_touched = false;	/* the last transaction committed */
+	return c;
+}
+
+/* The cache changed; inside a caller's transaction a rollback must drop
+ * it. */
+static void
+cache_changed(struct store_cache *c)
+{
+	if (!sqlite3_get_autocommit(c->db) && !c->reading)
+		c->txn_touched = true;
 }
 
 static int
@@ -132,27 +198,6 @@ data_version(struct store *st, int *dv, struct err *err)
 	return rc;
 }
 
-/* Invariant 1: drop the matrices if anyone wrote since we looked. */
-static int
-cache_validate(struct store *st, struct err *err)
-{
-	struct store_cache	*c;
-	int			 dv;
-
-	if (data_version(st, &dv, err) != 0)
-		return -1;
-	if (st->cache == NULL)
-		st->cache = xcalloc(1, sizeof(*st->cache));
-	c = st->cache;
-	if (c->mats != NULL && c->data_version == dv &&
-	    c->changes == sqlite3_total_changes64(st->db))
-		return 0;
-	cache_drop(c);
-	c->data_version = dv;
-	c->changes = sqlite3_total_changes64(st->db);
-	return 0;
-}
-
 static double
 norm_of(const float *v, int dim)
 {
@@ -165,21 +210,44 @@ norm_of(const float *v, int dim)
 }
 
 /*
- * Row i's int8 copy: c_j = round(b_j / s) with s = max|b_j| / 127, so
+ * A 64-bit signature of a BLOB's bytes (multiply-xorshift over 8-byte
+ * words): equal BLOBs have equal signatures, and a changed vector changes
+ * it but with odds of 2^-64.
+ */
+static uint64_t
+blob_sig(const void *blob, size_t len)
+{
+	const unsigned char	*p = blob;
+	uint64_t		 h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t			 i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (w = 0; i < len; i++)
+		w = w << 8 | p[i];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
+}
+
+/*
+ * Row i's int8 copy of b: c_j = round(b_j / s) with s = max|b_j| / 127, so
  * |b_j - s c_j| <= s / 2. A row that is zero or not finite gets k = e = 0
- * and is left to the exact pass (row_err makes it always a candidate).
+ * (e infinite for non-finite) and is left to the exact pass.
  */
 static void
-quantise(struct store_mat *m, size_t i)
+quantise(struct store_mat *m, size_t i, const float *b)
 {
-	const float	*b = m->v + i * (size_t)m->dim;
 	signed char	*c = m->c + i * (size_t)m->dim;
+	double		 norm = norm_of(b, m->dim);
 	float		 mx = 0, s;
 	int		 j;
 
 	for (j = 0; j < m->dim; j++)
 		mx = fabsf(b[j]) > mx ? fabsf(b[j]) : mx;
-	if (mx == 0 || !isfinite(mx) || !isfinite(m->norm[i])) {
+	if (mx == 0 || !isfinite(mx) || !isfinite(norm)) {
 		memset(c, 0, (size_t)m->dim);
 		m->k[i] = 0;
 		m->e[i] = mx == 0 ? 0 : INFINITY;
@@ -188,13 +256,13 @@ quantise(struct store_mat *m, size_t i)
 	s = mx / 127;
 	for (j = 0; j < m->dim; j++)	/* |b_j / s| <= 127 by choice of s */
 		c[j] = (signed char)lrintf(b[j] / s);
-	m->k[i] = (float)(s / m->norm[i]);
-	m->e[i] = (float)(s / (2 * m->norm[i]));
+	m->k[i] = (float)(s / norm);
+	m->e[i] = (float)(s / (2 * norm));
 }
 
 /*
- * The two big arrays are first touched row by row as they fill, and on a
- * virtual machine every 4 KiB page fault is dear: they are allocated on
+ * The int8 array is first touched row by row as it fills, and on a
+ * virtual machine every 4 KiB page fault is dear: it is allocated on
  * 2 MiB boundaries and offered to transparent huge pages, which makes a
  * 100,000-row load several times faster. Returns new memory holding the
  * first `keep` bytes of old (which is freed).
@@ -218,126 +286,395 @@ big_regrow(void *old, size_t keep, size_t size)
 static void
 mat_reserve(struct store_mat *m, size_t cap)
 {
-	size_t	d = (size_t)m->dim;
-
 	if (cap <= m->cap)
 		return;
-	m->v = big_regrow(m->v, m->n * d * sizeof(float), cap * d *
-	    sizeof(float));
-	m->c = big_regrow(m->c, m->n * d, cap * d);
-	m->norm = xreallocarray(m->norm, cap, sizeof(double));
+	m->c = big_regrow(m->c, m->n * (size_t)m->dim, cap * (size_t)m->dim);
 	m->k = xreallocarray(m->k, cap, sizeof(float));
 	m->e = xreallocarray(m->e, cap, sizeof(float));
 	m->rowid = xreallocarray(m->rowid, cap, sizeof(sqlite3_int64));
-	m->slug = xreallocarray(m->slug, cap, sizeof(char *));
+	m->sig = xreallocarray(m->sig, cap, sizeof(uint64_t));
 	m->branch = xreallocarray(m->branch, cap, sizeof(char *));
-	m->archived = xreallocarray(m->archived, cap, 1);
+	m->flags = xreallocarray(m->flags, cap, 1);
 	m->cap = cap;
 }
 
-/* Append one decoded row to m. */
+/* Move rows [from, from + n) to start at row to (memmove semantics). */
 static void
-mat_push(struct store_mat *m, sqlite3_stmt *stmt, const void *blob)
+mat_move(struct store_mat *m, size_t to, size_t from, size_t n)
 {
-	const unsigned char	*b;
-	float			*row;
+	size_t	d = (size_t)m->dim;
 
-	if (m->n == m->cap)
-		mat_reserve(m, m->cap * 2 + 64);
-	row = m->v + m->n * (size_t)m->dim;
-	store_blob_decode(blob, (size_t)m->dim, row);
-	m->norm[m->n] = norm_of(row, m->dim);
-	quantise(m, m->n);
-	m->rowid[m->n] = sqlite3_column_int64(stmt, 0);
-	m->slug[m->n] = xstrdup((const char *)sqlite3_column_text(stmt, 1));
-	b = sqlite3_column_text(stmt, 2);
-	m->branch[m->n] = b == NULL ? NULL : xstrdup((const char *)b);
-	m->archived[m->n] = sqlite3_column_int(stmt, 3) != 0;
-	m->n++;
+	memmove(m->c + to * d, m->c + from * d, n * d);
+	memmove(m->k + to, m->k + from, n * sizeof(*m->k));
+	memmove(m->e + to, m->e + from, n * sizeof(*m->e));
+	memmove(m->rowid + to, m->rowid + from, n * sizeof(*m->rowid));
+	memmove(m->sig + to, m->sig + from, n * sizeof(*m->sig));
+	memmove(m->branch + to, m->branch + from, n * sizeof(*m->branch));
+	memmove(m->flags + to, m->flags + from, n);
 }
 
-/* How many rows mat_load will find, to allocate once (a guess: rows may
- * come and go before the scan; mat_push grows if needed). */
+/* Open an empty row at pos (rows from pos move up) for rowid. */
+static void
+mat_open(struct store_mat *m, size_t pos, sqlite3_int64 rowid)
+{
+	if (m->n == m->cap)
+		mat_reserve(m, m->cap * 2 + 64);
+	mat_move(m, pos + 1, pos, m->n - pos);
+	m->n++;
+	m->rowid[pos] = rowid;
+	m->branch[pos] = NULL;
+	m->flags[pos] = 0;
+}
+
+static void
+mat_close(struct store_mat *m, size_t pos)
+{
+	free(m->branch[pos]);
+	mat_move(m, pos, pos + 1, m->n - pos - 1);
+	m->n--;
+}
+
+/* Whether rowid is cached; *pos is its row or where it would go. */
+static bool
+mat_find(const struct store_mat *m, sqlite3_int64 rowid, size_t *pos)
+{
+	size_t	lo = 0, hi = m->n, mid;
+
+	if (m->n > 0 && m->rowid[m->n - 1] < rowid)
+		lo = m->n;	/* the common case: a new row */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m->rowid[mid] < rowid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return lo < m->n && m->rowid[lo] == rowid;
+}
+
+/* Row pos's archived flag and branch (copied). */
+static void
+row_attrs(struct store_mat *m, size_t pos, bool archived, const char *branch)
+{
+	m->flags[pos] = (unsigned char)((m->flags[pos] & ~ROW_ARCHIVED) |
+	    (archived ? ROW_ARCHIVED : 0));
+	if (branch == NULL ? m->branch[pos] == NULL :
+	    m->branch[pos] != NULL && strcmp(branch, m->branch[pos]) == 0)
+		return;
+	free(m->branch[pos]);
+	m->branch[pos] = branch == NULL ? NULL : xstrdup(branch);
+}
+
+/* Row pos's vector, from its (unaligned, little-endian) BLOB. */
+static void
+row_blob(struct store_mat *m, size_t pos, const void *blob, uint64_t sig,
+    float *tmp)
+{
+	store_blob_decode(blob, (size_t)m->dim, tmp);
+	quantise(m, pos, tmp);
+	m->sig[pos] = sig;
+}
+
+static void
+warn_bad_blob(struct store *st, const char *store, sqlite3_int64 rowid)
+{
+	if (st->cache->warned)
+		return;
+	st->cache->warned = true;
+	log_warn("skipping a memory (rowid %lld) in store '%s': its embedding "
+	    "is not a whole number of float32 values (further ones not "
+	    "reported)", (long long)rowid, store);
+}
+
+/*
+ * The statements that read rows for the cache select rowid, archived,
+ * branch, embedding, store, in that order. The pending matrix this row
+ * belongs to (its store, and a BLOB of its dimension), or NULL
+ * (invariant 5).
+ */
+static struct store_mat *
+row_mat(struct store *st, sqlite3_stmt *stmt)
+{
+	const char		*store = (const char *)sqlite3_column_text(stmt,
+				    4);
+	int			 bytes = sqlite3_column_bytes(stmt, 3);
+	struct store_mat	*m;
+	bool			 searched = false;
+
+	for (m = st->cache->mats; m != NULL && store != NULL; m = m->next) {
+		if (!m->pending || strcmp(m->store, store) != 0)
+			continue;
+		if (bytes == m->dim * 4)
+			return m;
+		searched = true;
+	}
+	if (searched && bytes % 4 != 0)
+		warn_bad_blob(st, store, sqlite3_column_int64(stmt, 0));
+	return NULL;
+}
+
+/* Bring row pos up to date with the statement's row; fresh: a new row. */
+static void
+row_read(struct store_mat *m, size_t pos, sqlite3_stmt *stmt, bool fresh,
+    float *tmp)
+{
+	const void	*blob = sqlite3_column_blob(stmt, 3);
+	uint64_t	 sig = blob_sig(blob, (size_t)m->dim * 4);
+
+	if (fresh || m->sig[pos] != sig)
+		row_blob(m, pos, blob, sig, tmp);
+	row_attrs(m, pos, sqlite3_column_int(stmt, 1) != 0,
+	    (const char *)sqlite3_column_text(stmt, 2));
+	m->flags[pos] |= ROW_SEEN;
+}
+
+/* Drop the rows cache_refresh did not see. */
+static void
+mat_sweep(struct store_mat *m)
+{
+	size_t	i, j = 0;
+
+	for (i = 0; i < m->n; i++) {
+		if (!(m->flags[i] & ROW_SEEN)) {
+			free(m->branch[i]);
+			continue;
+		}
+		if (i != j)
+			mat_move(m, j, i, 1);
+		j++;
+	}
+	m->n = j;
+}
+
+/* A new row whose rowid fell between cached ones: a rowid below the
+ * largest is new only when rowids are chosen explicitly. */
+struct late {
+	struct store_mat	*m;
+	sqlite3_int64		 rowid;
+};
+
+static int
+insert_late(struct store *st, const struct late *late, size_t nlate,
+    float *tmp, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	size_t		 i, pos;
+	int		 rc = 0;
+
+	if (nlate == 0)
+		return 0;
+	if (store_prepare(st, &stmt, "SELECT rowid, archived, branch, "
+	    "embedding, store FROM entries WHERE rowid = ?", err) != 0)
+		return -1;
+	for (i = 0; i < nlate && rc == 0; i++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_int64(stmt, 1, late[i].rowid);
+		if (sqlite3_step(stmt) != SQLITE_ROW)
+			rc = store_fail(st, err, "cannot read embeddings");
+		else if (!mat_find(late[i].m, late[i].rowid, &pos)) {
+			mat_open(late[i].m, pos, late[i].rowid);
+			row_read(late[i].m, pos, stmt, true, tmp);
+		}
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+/*
+ * Invariant 1: make every pending matrix what the table holds, in place,
+ * in one pass over entries in rowid order. Each matrix walks its cached
+ * rowids alongside: a cached rowid is refreshed (re-quantised only if its
+ * BLOB's signature moved), a rowid past the last cached one is appended,
+ * cached rows not seen are dropped. On failure the matrices are
+ * half-updated and the caller drops the cache.
+ */
+static int
+cache_refresh(struct store *st, struct err *err)
+{
+	struct store_mat	*m;
+	struct late		*late = NULL;
+	sqlite3_stmt		*stmt = NULL;
+	sqlite3_int64		 rowid;
+	size_t			 nlate = 0, i;
+	float			*tmp;
+	int			 step, rc = -1, dim = 0;
+
+	for (m = st->cache->mats; m != NULL; m = m->next) {
+		if (!m->pending)
+			continue;
+		for (i = 0; i < m->n; i++)
+			m->flags[i] &= ~ROW_SEEN;
+		m->old_n = m->n;
+		m->cur = 0;
+		dim = m->dim > dim ? m->dim : dim;
+	}
+	if (dim == 0)
+		return 0;
+	tmp = xcalloc((size_t)dim, sizeof(float));
+	if (store_prepare(st, &stmt, "SELECT rowid, archived, branch, "
+	    "embedding, store FROM entries WHERE embedding IS NOT NULL "
+	    "ORDER BY rowid", err) != 0)
+		goto out;
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if ((m = row_mat(st, stmt)) == NULL)
+			continue;
+		rowid = sqlite3_column_int64(stmt, 0);
+		while (m->cur < m->old_n && m->rowid[m->cur] < rowid)
+			m->cur++;
+		if (m->cur == m->old_n) {
+			mat_open(m, m->n, rowid);
+			row_read(m, m->n - 1, stmt, true, tmp);
+		} else if (m->rowid[m->cur] == rowid)
+			row_read(m, m->cur, stmt, false, tmp);
+		else {
+			late = xreallocarray(late, nlate + 1, sizeof(*late));
+			late[nlate++] = (struct late){ m, rowid };
+		}
+	}
+	if (step != SQLITE_DONE) {
+		store_fail(st, err, "cannot read embeddings");
+		goto out;
+	}
+	for (m = st->cache->mats; m != NULL; m = m->next)
+		if (m->pending)
+			mat_sweep(m);
+	if (insert_late(st, late, nlate, tmp, err) != 0)
+		goto out;
+	for (m = st->cache->mats; m != NULL; m = m->next)
+		m->pending = false;
+	cache_changed(st->cache);
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(late);
+	free(tmp);
+	return rc;
+}
+
+/* Invariant 1: drop what a rollback invalidated; mark every matrix for
+ * refreshing if anyone else wrote entries since we looked. */
+static int
+cache_validate(struct store *st, struct err *err)
+{
+	struct store_cache	*c = st->cache;
+	struct store_mat	*m;
+	int			 dv;
+
+	if (c->invalid) {
+		cache_drop(c);
+		c->invalid = false;
+	}
+	if (data_version(st, &dv, err) != 0)
+		return -1;
+	if (dv != c->data_version || c->stale)
+		for (m = c->mats; m != NULL; m = m->next)
+			m->pending = true;
+	c->data_version = dv;
+	c->stale = false;
+	return 0;
+}
+
+/* Rows in entries, any store: room for one store's rows without
+ * regrowing (untouched capacity is address space, not memory). */
 static size_t
-mat_count(struct store *st, const char *store, int dim)
+entries_count(struct store *st)
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct err	 ignored;
 	size_t		 n = 0;
 
-	if (store_prepare(st, &stmt, "SELECT COUNT(*) FROM entries "
-	    "WHERE store = ? AND length(embedding) = ?", &ignored) != 0)
+	if (store_prepare(st, &stmt, "SELECT COUNT(*) FROM entries",
+	    &ignored) != 0)
 		return 0;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, dim * 4);
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		n = (size_t)sqlite3_column_int64(stmt, 0);
 	sqlite3_finalize(stmt);
 	return n;
 }
 
-static void
-warn_bad_blob(struct store *st, const char *store, const char *slug)
+/* The matrix of (store, dim); a new one is empty and pending. */
+static struct store_mat *
+mat_get(struct store *st, const char *store, int dim)
 {
-	if (st->cache->warned)
-		return;
-	st->cache->warned = true;
-	log_warn("skipping memory '%s' in store '%s': its embedding is not "
-	    "a whole number of float32 values (further ones not reported)",
-	    slug, store);
-}
-
-static int
-mat_load(struct store *st, const char *store, int dim,
-    struct store_mat **out, struct err *err)
-{
-	sqlite3_stmt		*stmt = NULL;
 	struct store_mat	*m;
-	const char		*slug;
-	int			 step, bytes;
 
-	*out = NULL;
-	if (store_prepare(st, &stmt, "SELECT rowid, slug, branch, archived, "
-	    "embedding FROM entries WHERE store = ? AND embedding IS NOT NULL",
-	    err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	for (m = st->cache->mats; m != NULL; m = m->next)
+		if (m->dim == dim && strcmp(m->store, store) == 0)
+			return m;
 	m = xcalloc(1, sizeof(*m));
 	m->store = xstrdup(store);
 	m->dim = dim;
-	mat_reserve(m, mat_count(st, store, dim) + 1);
-	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		slug = (const char *)sqlite3_column_text(stmt, 1);
-		bytes = sqlite3_column_bytes(stmt, 4);
-		if (bytes % 4 != 0)
-			warn_bad_blob(st, store, slug ? slug : "");
-		else if (bytes / 4 == dim && slug != NULL)
-			mat_push(m, stmt, sqlite3_column_blob(stmt, 4));
-	}
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_DONE) {
-		mat_free(m);
-		return store_fail(st, err, "cannot read embeddings");
-	}
+	m->pending = true;
+	mat_reserve(m, entries_count(st) + 1);
 	m->next = st->cache->mats;
 	st->cache->mats = m;
-	*out = m;
-	return 0;
+	return m;
 }
 
-static int
-mat_get(struct store *st, const char *store, int dim,
-    struct store_mat **out, struct err *err)
+/* The cache to patch after one of our writes, or NULL. */
+static struct store_cache *
+cache_patchable(struct store *st)
 {
-	struct store_mat	*m;
+	if (st->cache == NULL)
+		return NULL;
+	cache_get(st);
+	return st->cache->invalid ? NULL : st->cache;
+}
 
-	for (m = st->cache->mats; m != NULL; m = m->next) {
-		if (m->dim == dim && strcmp(m->store, store) == 0) {
-			*out = m;
-			return 0;
+void
+store_cache_expect(struct store *st, bool on)
+{
+	if (st->cache != NULL)
+		st->cache->expect = on;
+}
+
+void
+store_cache_put(struct store *st, const char *store, sqlite3_int64 rowid,
+    const float *vec, int dim, bool archived, const char *branch)
+{
+	struct store_cache	*c = cache_patchable(st);
+	struct store_mat	*m;
+	const void		*blob;
+	void			*scratch = NULL;
+	size_t			 pos;
+	bool			 found;
+
+	if (c == NULL)
+		return;
+	for (m = c->mats; m != NULL; m = m->next) {
+		if (strcmp(m->store, store) != 0)
+			continue;
+		found = mat_find(m, rowid, &pos);
+		if (vec == NULL || dim != m->dim) {
+			if (found)
+				mat_close(m, pos);
+			continue;
 		}
+		if (!found)
+			mat_open(m, pos, rowid);
+		quantise(m, pos, vec);
+		blob = store_blob_encode(vec, (size_t)dim, &scratch);
+		m->sig[pos] = blob_sig(blob, (size_t)dim * 4);
+		row_attrs(m, pos, archived, branch);
 	}
-	return mat_load(st, store, dim, out, err);
+	free(scratch);
+	cache_changed(c);
+}
+
+void
+store_cache_remove(struct store *st, const char *store, sqlite3_int64 rowid)
+{
+	struct store_cache	*c = cache_patchable(st);
+	struct store_mat	*m;
+	size_t			 pos;
+
+	if (c == NULL)
+		return;
+	for (m = c->mats; m != NULL; m = m->next)
+		if (strcmp(m->store, store) == 0 && mat_find(m, rowid, &pos))
+			mat_close(m, pos);
+	cache_changed(c);
 }
 
 /*
@@ -443,24 +780,31 @@ row_err(const struct store_mat *m, size_t i, double q1)
 	return (double)m->e[i] * q1 + ROUNDING_ERR(m->dim);
 }
 
-/* A row that made the band, with its exact score. */
+/* One store's cached rows as a query sees them. */
+struct qmat {
+	struct store_mat	*m;
+	float			*approx;	/* borrowed; NAN: ineligible */
+	sqlite3_int64		 excl;		/* exclude_slug's rowid */
+	bool			 has_excl;
+};
+
+/* A row in the band around the cut: its upper bound, then exact score. */
 struct cand {
 	struct store_mat	*m;
 	size_t			 i;
-	double			 score, key;
+	double			 upper, score, key;
 };
 
-/* Min-heap of the `limit` best approximate scores. */
+/* Min-heap of the `k` best values pushed. */
 struct topk {
-	float	*v;	/* owned */
+	double	*v;	/* owned */
 	size_t	 n, k;
 };
 
 static void
-topk_push(struct topk *t, float s)
+topk_push(struct topk *t, double s)
 {
 	size_t	i, c;
-	float	tmp;
 
 	if (t->n < t->k) {
 		for (i = t->n++; i > 0 && t->v[(i - 1) / 2] > s;
@@ -476,25 +820,31 @@ topk_push(struct topk *t, float s)
 			c++;
 		if (t->v[c] >= s)
 			break;
-		tmp = t->v[c];
-		t->v[i] = tmp;
+		t->v[i] = t->v[c];
 	}
 	t->v[i] = s;
 }
 
 static bool
-row_eligible(const struct store_query *q, const struct store_mat *m,
-    size_t i)
+row_eligible(const struct store_query *q, const struct qmat *qm, size_t i)
 {
-	if (!q->include_archived && m->archived[i])
+	const struct store_mat	*m = qm->m;
+
+	if (!q->include_archived && (m->flags[i] & ROW_ARCHIVED))
 		return false;
 	if (q->branch != NULL && *q->branch != '\0' && m->branch[i] != NULL &&
 	    strcmp(m->branch[i], q->branch) != 0)
 		return false;
-	return q->exclude_slug == NULL || strcmp(m->slug[i],
-	    q->exclude_slug) != 0;
+	return !qm->has_excl || m->rowid[i] != qm->excl;
 }
 
+static sqlite3_int64
+cand_rowid(const struct cand *c)
+{
+	return c->m->rowid[c->i];
+}
+
+/* Final order: key descending, then table order (invariant 4). */
 static int
 cand_cmp(const void *pa, const void *pb)
 {
@@ -502,20 +852,56 @@ cand_cmp(const void *pa, const void *pb)
 
 	if (a->key != b->key)
 		return a->key > b->key ? -1 : 1;
-	return a->m->rowid[a->i] < b->m->rowid[b->i] ? -1 :
-	    a->m->rowid[a->i] > b->m->rowid[b->i];
+	return cand_rowid(a) < cand_rowid(b) ? -1 :
+	    cand_rowid(a) > cand_rowid(b);
+}
+
+/* Rescoring order: most promising first. */
+static int
+cand_cmp_upper(const void *pa, const void *pb)
+{
+	const struct cand	*a = pa, *b = pb;
+
+	if (a->upper != b->upper)
+		return a->upper > b->upper ? -1 : 1;
+	return cand_rowid(a) < cand_rowid(b) ? -1 :
+	    cand_rowid(a) > cand_rowid(b);
+}
+
+/* exclude_slug's rowid in qm's store (find_similar, §5.4). */
+static int
+exclude_rowid(struct store *st, const char *slug, struct qmat *qm,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	if (store_prepare(st, &stmt, "SELECT rowid FROM entries "
+	    "WHERE slug = ? AND store = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, qm->m->store, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	if (step == SQLITE_ROW) {
+		qm->excl = sqlite3_column_int64(stmt, 0);
+		qm->has_excl = true;
+	}
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read memory");
+	return 0;
 }
 
 /* The query's distinct stores' matrices of its dimension. */
 static int
 query_mats(struct store *st, const struct store_query *q,
-    struct store_mat ***out, size_t *nout, struct err *err)
+    struct qmat **out, size_t *nout, struct err *err)
 {
-	struct store_mat	**mats;
-	size_t			  i, j, n = 0;
+	struct qmat	*qm;
+	size_t		 i, j, n = 0;
 
-	mats = xcalloc(q->nstores + 1, sizeof(*mats));
-	*out = mats;
+	qm = xcalloc(q->nstores + 1, sizeof(*qm));
+	*out = qm;
 	*nout = 0;
 	for (i = 0; i < q->nstores; i++) {
 		for (j = 0; j < i; j++)
@@ -523,41 +909,47 @@ query_mats(struct store *st, const struct store_query *q,
 				break;
 		if (j < i)
 			continue;
-		if (mat_get(st, q->stores[i], q->dim, &mats[n], err) != 0)
-			return -1;
-		n++;
+		qm[n++].m = mat_get(st, q->stores[i], q->dim);
 	}
+	if (cache_refresh(st, err) != 0) {
+		cache_drop(st->cache);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (q->exclude_slug != NULL && exclude_rowid(st,
+		    q->exclude_slug, &qm[i], err) != 0)
+			return -1;
 	*nout = n;
 	return 0;
 }
 
 /*
- * The approximate pass: approx[k] gets every row's approximate cosine (NAN
- * for ineligible rows); the return is the limit-th best lower bound of an
- * exact score, below which no row can make the cut.
+ * The approximate pass: each matrix's approx gets every row's approximate
+ * cosine (NAN for ineligible rows); the return is the limit-th best lower
+ * bound of an exact score, below which no row can make the cut.
  */
 static double
 approx_scores(const struct store_query *q, double qnorm, double q1,
-    struct store_mat **mats, size_t nmats, float **approx)
+    struct qmat *qm, size_t nqm)
 {
-	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(float)), 0,
+	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(double)), 0,
 			    (size_t)q->limit };
 	struct store_mat *m;
 	size_t		 k, i;
 	double		 kth;
 	float		*a;
 
-	for (k = 0; k < nmats; k++) {
-		m = mats[k];
-		a = approx[k];
+	for (k = 0; k < nqm; k++) {
+		m = qm[k].m;
+		a = qm[k].approx;
 		dot_rows(q->vec, m->c, m->n, q->dim, a);
 		for (i = 0; i < m->n; i++) {
-			if (!row_eligible(q, m, i)) {
+			if (!row_eligible(q, &qm[k], i)) {
 				a[i] = NAN;
 				continue;
 			}
 			a[i] = qnorm == 0 ? 0 : (float)(m->k[i] * a[i] / qnorm);
-			topk_push(&t, (float)(a[i] - row_err(m, i, q1)));
+			topk_push(&t, a[i] - row_err(m, i, q1));
 		}
 	}
 	kth = t.n < t.k ? -INFINITY : t.v[0];
@@ -565,11 +957,10 @@ approx_scores(const struct store_query *q, double qnorm, double q1,
 	return kth;
 }
 
-/* The band around the cut, exactly scored and sorted. */
+/* The rows whose upper bound reaches the cut, most promising first. */
 static void
-band_collect(const struct store_query *q, double qnorm, double q1,
-    struct store_mat **mats, size_t nmats, float **approx, double kth,
-    struct cand **out, size_t *nout)
+band_collect(const struct store_query *q, double q1, struct qmat *qm,
+    size_t nqm, double kth, struct cand **out, size_t *nout)
 {
 	/* round3 ranking: a score within a rounding step of the cut ties */
 	double		 floor_ = fmax(kth - (q->rank_round3 ? 1e-3 : 0),
@@ -577,30 +968,85 @@ band_collect(const struct store_query *q, double qnorm, double q1,
 	struct cand	*c = NULL;
 	size_t		 n = 0, cap = 0, k, i;
 	struct store_mat *m;
-	double		 s;
+	double		 upper;
 
-	for (k = 0; k < nmats; k++) {
-		m = mats[k];
+	for (k = 0; k < nqm; k++) {
+		m = qm[k].m;
 		for (i = 0; i < m->n; i++) {
-			if (isnan(approx[k][i]) ||
-			    approx[k][i] + row_err(m, i, q1) < floor_)
+			if (isnan(qm[k].approx[i]))
 				continue;
-			s = cosine_exact(q->vec, qnorm, m->v + i *
-			    (size_t)m->dim, m->norm[i], m->dim);
-			if (isnan(s) || s < q->min_score)
+			upper = qm[k].approx[i] + row_err(m, i, q1);
+			if (upper < floor_)
 				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 32;
 				c = xreallocarray(c, cap, sizeof(*c));
 			}
-			c[n++] = (struct cand){ m, i, s,
-			    q->rank_round3 ? num_round3(s) : s };
+			c[n++] = (struct cand){ m, i, upper, 0, 0 };
 		}
 	}
 	if (n > 0)
-		qsort(c, n, sizeof(*c), cand_cmp);
+		qsort(c, n, sizeof(*c), cand_cmp_upper);
 	*out = c;
 	*nout = n;
+}
+
+/*
+ * The exact pass (invariant 3): score candidates from their BLOBs, best
+ * upper bound first, until the next one cannot reach the limit-th key
+ * (a round3 key may exceed its score by half a step). c[0 .. *nc) are
+ * left scored and in final order.
+ */
+static int
+rescore(struct store *st, const struct store_query *q, double qnorm,
+    struct cand *c, size_t *nc, struct err *err)
+{
+	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(double)), 0,
+			    (size_t)q->limit };
+	sqlite3_stmt	*stmt = NULL;
+	float		*row = xcalloc((size_t)q->dim, sizeof(float));
+	const void	*blob;
+	size_t		 j, n = 0;
+	double		 s;
+	int		 step, rc = -1;
+
+	if (store_prepare(st, &stmt, "SELECT embedding FROM entries "
+	    "WHERE rowid = ?", err) != 0)
+		goto out;
+	for (j = 0; j < *nc; j++) {
+		if (t.n == t.k && c[j].upper + (q->rank_round3 ? 1e-3 : 0) <
+		    t.v[0])
+			break;
+		sqlite3_reset(stmt);
+		sqlite3_bind_int64(stmt, 1, cand_rowid(&c[j]));
+		if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
+			if (step == SQLITE_DONE)
+				continue;	/* invariant 2: cannot happen */
+			store_fail(st, err, "cannot read embeddings");
+			goto out;
+		}
+		blob = sqlite3_column_blob(stmt, 0);
+		if (sqlite3_column_bytes(stmt, 0) != q->dim * 4)
+			continue;		/* invariant 2: cannot happen */
+		store_blob_decode(blob, (size_t)q->dim, row);
+		s = cosine_exact(q->vec, qnorm, row, norm_of(row, q->dim),
+		    q->dim);
+		if (isnan(s) || s < q->min_score)
+			continue;
+		c[n] = c[j];
+		c[n].score = s;
+		c[n].key = q->rank_round3 ? num_round3(s) : s;
+		topk_push(&t, c[n++].key);
+	}
+	if (n > 0)
+		qsort(c, n, sizeof(*c), cand_cmp);
+	*nc = n;
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(row);
+	free(t.v);
+	return rc;
 }
 
 static int
@@ -613,7 +1059,7 @@ fetch_hit(struct store *st, sqlite3_stmt *stmt, sqlite3_int64 rowid,
 	sqlite3_bind_int64(stmt, 1, rowid);
 	step = sqlite3_step(stmt);
 	if (step == SQLITE_DONE)
-		return 0;	/* deleted since validation: not a hit */
+		return 0;	/* invariant 2: cannot happen */
 	if (step != SQLITE_ROW)
 		return store_fail(st, err, "cannot read memory");
 	store_entry_read(stmt, 0, &hits->v[hits->n].e);
@@ -623,51 +1069,48 @@ fetch_hit(struct store *st, sqlite3_stmt *stmt, sqlite3_int64 rowid,
 
 /* One score slot per row of every matrix, reusing the cache's buffer so a
  * warm query touches no fresh pages. */
-static float **
-scratch_split(struct store_cache *c, struct store_mat **mats, size_t nmats)
+static void
+scratch_split(struct store_cache *c, struct qmat *qm, size_t nqm)
 {
-	float	**approx = xcalloc(nmats + 1, sizeof(*approx));
-	size_t	  k, total = 0;
+	size_t	k, total = 0;
 
-	for (k = 0; k < nmats; k++)
-		total += mats[k]->n;
+	for (k = 0; k < nqm; k++)
+		total += qm[k].m->n;
 	if (total + 1 > c->scratch_cap) {
 		free(c->scratch);
 		c->scratch_cap = total + 1;
 		c->scratch = xcalloc(c->scratch_cap, sizeof(float));
 	}
-	for (k = 0, total = 0; k < nmats; k++) {
-		approx[k] = c->scratch + total;
-		total += mats[k]->n;
+	for (k = 0, total = 0; k < nqm; k++) {
+		qm[k].approx = c->scratch + total;
+		total += qm[k].m->n;
 	}
-	return approx;
 }
 
-int
-store_search(struct store *st, const struct store_query *q,
+/* store_search inside its snapshot (invariant 2). */
+static int
+search_snapshot(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
 {
-	struct store_mat	**mats = NULL;
-	struct cand		 *c = NULL;
-	float			**approx = NULL;
-	sqlite3_stmt		 *stmt = NULL;
-	size_t			  nmats = 0, nc = 0, i;
-	double			  qnorm, q1 = 0;
-	int			  rc = -1;
+	struct qmat	*qm = NULL;
+	struct cand	*c = NULL;
+	sqlite3_stmt	*stmt = NULL;
+	size_t		 nqm = 0, nc = 0, i;
+	double		 qnorm, q1 = 0;
+	int		 rc = -1;
 
-	memset(hits, 0, sizeof(*hits));
-	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
-		return 0;
 	if (cache_validate(st, err) != 0 ||
-	    query_mats(st, q, &mats, &nmats, err) != 0)
+	    query_mats(st, q, &qm, &nqm, err) != 0)
 		goto out;
 	qnorm = norm_of(q->vec, q->dim);
 	for (i = 0; i < (size_t)q->dim; i++)
 		q1 += fabs((double)q->vec[i]);
 	q1 = qnorm == 0 ? 0 : q1 / qnorm;
-	approx = scratch_split(st->cache, mats, nmats);
-	band_collect(q, qnorm, q1, mats, nmats, approx, approx_scores(q, qnorm,
-	    q1, mats, nmats, approx), &c, &nc);
+	scratch_split(st->cache, qm, nqm);
+	band_collect(q, q1, qm, nqm, approx_scores(q, qnorm, q1, qm, nqm),
+	    &c, &nc);
+	if (rescore(st, q, qnorm, c, &nc, err) != 0)
+		goto out;
 	if (nc > (size_t)q->limit)
 		nc = (size_t)q->limit;
 	if (nc == 0) {
@@ -679,16 +1122,42 @@ store_search(struct store *st, const struct store_query *q,
 		goto out;
 	hits->v = xcalloc(nc, sizeof(*hits->v));
 	for (i = 0; i < nc; i++) {
-		if (fetch_hit(st, stmt, c[i].m->rowid[c[i].i], c[i].score, hits,
+		if (fetch_hit(st, stmt, cand_rowid(&c[i]), c[i].score, hits,
 		    err) != 0)
 			goto out;
 	}
 	rc = 0;
 out:
-	free(approx);
-	free(mats);
+	free(qm);
 	free(c);
 	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_search(struct store *st, const struct store_query *q,
+    struct store_hits *hits, struct err *err)
+{
+	struct store_cache	*c;
+	bool			 began = false;
+	int			 rc;
+
+	memset(hits, 0, sizeof(*hits));
+	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
+		return 0;
+	c = cache_get(st);
+	if (sqlite3_get_autocommit(st->db)) {
+		if (store_exec(st, "BEGIN", err) != 0)
+			return -1;
+		began = c->reading = true;
+	}
+	rc = search_snapshot(st, q, hits, err);
+	if (began) {
+		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)
+			rc = -1;
+		store_rollback(st);
+		c->reading = false;
+	}
 	return rc;
 }
 
@@ -709,8 +1178,8 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct sbuf	 sql = SBUF_INIT;
-	sqlite3_int64	 before = sqlite3_total_changes64(st->db);
 	size_t		 i;
+	int		 step;
 	int		 rc = -1;
 
 	if (hits->n == 0)
@@ -740,13 +1209,14 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 		sqlite3_bind_text(stmt, (int)(2 * i + 3), hits->v[i].e.slug,
 		    -1, SQLITE_STATIC);
 	}
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
+	/* Invariant 1: telemetry moves no vector; the cache stays valid */
+	store_cache_expect(st, true);
+	step = sqlite3_step(stmt);
+	store_cache_expect(st, false);
+	if (step != SQLITE_DONE) {
 		store_fail(st, err, "cannot record recall");
 		goto out;
 	}
-	/* Invariant 1: telemetry moves no vector; keep a valid cache. */
-	if (st->cache != NULL && st->cache->changes == before)
-		st->cache->changes = sqlite3_total_changes64(st->db);
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
