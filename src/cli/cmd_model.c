@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "embed/model.h"
+#include "util/err.h"
 #include "util/xmalloc.h"
 
 static void
@@ -87,6 +88,7 @@ cmd_model_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if (strcmp(argv[0], verbs[i].name) == 0)
 			return verbs[i].exec(ctx, argc - 1, argv + 1);
 	}
+	err_set(&ctx->err, "unknown verb '%s' (pull or info)", argv[0]);
 	return CMD_USAGE;
 }
 
