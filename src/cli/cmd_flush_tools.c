@@ -30,6 +30,7 @@
 #include "util/log.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
+#include "util/xmalloc.h"
 
 /* Tier 1 (§5.2): true when a nudge was written to out. */
 static bool
@@ -65,13 +66,21 @@ tier_related(struct cli_ctx *ctx, const json_t *in, struct sbuf *out)
 {
 	const json_t	*prompt = hook_prompt(in);
 	const char	*text = json_string_value(prompt);
+	char		*repo;
+	int		 n;
 
 	if (text == NULL || utf8_js_len(text, json_string_length(prompt)) <
 	    HOOK_MIN_PROMPT || !hook_sideband_up(&ctx->paths))
 		return false;
-	/* REPO is computed only here: tier 1 needs no git (§5.1) */
-	return hook_related(&ctx->paths, cli_default_store(ctx), text,
-	    HOOK_RECALL | HOOK_PREDICTIONS | HOOK_BEHAVIORS, out) > 0;
+	/* REPO only here, tier 1 needs no git (§5.1); cached across prompts */
+	if ((repo = hook_repo_get(&ctx->paths)) == NULL) {
+		repo = xstrdup(cli_default_store(ctx));
+		hook_repo_put(&ctx->paths, repo);
+	}
+	n = hook_related(&ctx->paths, repo, text, HOOK_RECALL |
+	    HOOK_PREDICTIONS | HOOK_BEHAVIORS, out);
+	free(repo);
+	return n > 0;
 }
 
 static int

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/behavior.h"
 #include "core/engine.h"
@@ -197,6 +198,61 @@ render_recall(const json_t *matches, struct sbuf *out)
 			labels[i] = jsonx_str(json_array_get(matches, i),
 			    "label");
 	text_nudge_recall(out, json_array_size(matches), labels);
+}
+
+/* The cache file of paths->project_dir, and its .git/config. */
+static void
+repo_files(const struct paths *paths, char **cache, char **config)
+{
+	char	*safe = queue_safe_id(paths->project_dir), *dir;
+
+	dir = path_join(paths->cache_home, "thatch/repo");
+	*cache = path_join(dir, safe);
+	*config = path_join(paths->project_dir, ".git/config");
+	free(dir);
+	free(safe);
+}
+
+char *
+hook_repo_get(const struct paths *paths)
+{
+	struct stat	 c, g;
+	struct sbuf	 sb = SBUF_INIT;
+	char		*cache, *config, *nl, *store = NULL;
+
+	repo_files(paths, &cache, &config);
+	sbuf_init(&sb);
+	if (stat(config, &g) != 0 || stat(cache, &c) != 0 ||
+	    c.st_mtim.tv_sec < g.st_mtim.tv_sec ||
+	    (c.st_mtim.tv_sec == g.st_mtim.tv_sec &&
+	    c.st_mtim.tv_nsec <= g.st_mtim.tv_nsec) ||
+	    fileio_read(cache, &sb, NULL) != 0)
+		goto out;
+	/* line 1 is the directory itself: safe names may collide */
+	if ((nl = strchr(sb.buf, '\n')) != NULL && strncmp(sb.buf,
+	    paths->project_dir, (size_t)(nl - sb.buf)) == 0 &&
+	    strlen(paths->project_dir) == (size_t)(nl - sb.buf) && nl[1] != '\0')
+		store = xstrdup(nl + 1);
+out:
+	sbuf_release(&sb);
+	free(cache);
+	free(config);
+	return store;
+}
+
+void
+hook_repo_put(const struct paths *paths, const char *store)
+{
+	char	*cache, *config, *body;
+
+	repo_files(paths, &cache, &config);
+	if (fileio_exists(config)) {
+		body = xasprintf("%s\n%s", paths->project_dir, store);
+		fileio_replace(cache, body, strlen(body), 0600, NULL);
+		free(body);
+	}
+	free(cache);
+	free(config);
 }
 
 bool

@@ -96,6 +96,17 @@ enum hook_parts {
 bool	hook_sideband_up(const struct paths *);
 
 /*
+ * The project store for the prompt-aware tier without running git on
+ * every prompt: get returns the store put for paths->project_dir while
+ * the repository's .git/config is older than that answer (a new remote
+ * rewrites it), as a new string, or NULL. put records one; failures are
+ * ignored (the cache only saves time). Directories without .git/config
+ * (no repository, linked worktrees) are never cached.
+ */
+char	*hook_repo_get(const struct paths *);
+void	 hook_repo_put(const struct paths *, const char *store);
+
+/*
  * Ask the MCP server's sideband, all parts at once, about prompt in the
  * stores repo and global, with the thresholds of the environment
  * (THATCH_*_THRESHOLD, §1.2), and append the parts that found something,

@@ -48,6 +48,13 @@ expect_not_contains "the recall nudge prints no scores" "$r" "0."
 r=$(prompt s1 "how do I build this project again?" | THATCH_BEHAVIOR_THRESHOLD=-1 thatch flush-tools)
 expect_contains "recall and behaviors come together, a blank line apart" "$r" $'read them before you respond.\n\n[thatch] Situational behaviors\n- ['
 expect_contains "a behavior line has the spec's format" "$r" " conf, 0 tests] When "
+rc_file=$XDG_CACHE_HOME/thatch/repo/$(printf '%s' "$PWD" | tr -c 'A-Za-z0-9_-' _)
+expect_eq "the project store is remembered between prompts" "$PWD"$'\nproj' "$(cat "$rc_file")"
+git remote add origin git@github.com:acme/api.git
+prompt s1 "how do I build this project again?" | thatch flush-tools >/dev/null
+expect_eq "a new remote is noticed on the next prompt" "$PWD"$'\nacme/api' "$(cat "$rc_file")"
+git remote remove origin
+prompt s1 "how do I build this project again?" | thatch flush-tools >/dev/null
 r=$(THATCH_RECALL_THRESHOLD=2 prompt s1 "how do I build this project again?" | THATCH_RECALL_THRESHOLD=2 thatch flush-tools)
 expect_contains "nothing above the threshold falls back to the write nudge" "$r" "did you learn"
 r=$(prompt s1 "short" | thatch flush-tools)
