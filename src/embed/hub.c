@@ -6,7 +6,8 @@
  *  1. A file appears at its final path complete or not at all: the body
  *     is written to "<path>.part-<pid>", fsync'd and renamed into place;
  *     every failure (HTTP error, cut connection, short body, full disk)
- *     removes the temporary file.
+ *     removes the temporary file, and the next download of the same file
+ *     removes those of processes that died mid-download.
  *  2. A cut connection is detected by libcurl against Content-Length, or
  *     by the chunked encoding's missing terminator.
  *  3. A finished file is evicted from the page cache (it is on disk): the
@@ -22,8 +23,10 @@
  */
 #include "embed/hub.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +180,34 @@ perform(const char *url, const char *token, struct fetch *f, long *status,
 	return rc;
 }
 
+/* Remove "<base>.part-<pid>" files in dir whose download died with its
+ * process (killed, power cut): they would otherwise stay forever. */
+static void
+sweep_parts(const char *dir, const char *base)
+{
+	DIR		*d;
+	struct dirent	*e;
+	size_t		 n = strlen(base);
+	char		*end, *path;
+	long		 pid;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, base, n) != 0 ||
+		    strncmp(e->d_name + n, ".part-", 6) != 0)
+			continue;
+		pid = strtol(e->d_name + n + 6, &end, 10);
+		if (*end != '\0' || pid <= 0 ||
+		    (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+			path = path_join(dir, e->d_name);
+			unlink(path);
+			free(path);
+		}
+	}
+	closedir(d);
+}
+
 int
 hub_fetch(const char *url, const char *path, const char *token,
     bool progress, struct err *err)
@@ -191,6 +222,7 @@ hub_fetch(const char *url, const char *path, const char *token,
 	tmp = xasprintf("%s.part-%ld", path, (long)getpid());
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		goto out;
+	sweep_parts(dir, base);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || (f.fp = fdopen(fd, "w")) == NULL) {
 		err_errno(err, "cannot create '%s'", tmp);

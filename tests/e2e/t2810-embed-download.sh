@@ -54,6 +54,15 @@ expect_contains "the cut is reported on the weights file" "$out" \
 expect_eq "a cut download leaves no partial model in the cache" "" \
     "$(find "$cache/acme/cut-tiny" -name 'model.safetensors*')"
 
+true & wait $!
+mkdir -p "$cache/acme/stale"
+echo partial >"$cache/acme/stale/model.safetensors.part-$!"
+mkdir -p "$hub/acme/stale" && cp "$THATCH_FIXTURES"/embed/tiny-bert/* "$hub/acme/stale/"
+expect_ok "a model downloads over a dead download's leftovers" \
+    thatch model pull acme/stale
+expect_eq "the dead download's partial file is removed" "" \
+    "$(find "$cache/acme/stale" -name '*.part*')"
+
 export HF_HOME=$TEST_DIR/hf-home
 expect_ok "HF_HOME holds downloads when set" thatch model pull acme/tiny
 expect_ok "the model lands in HF_HOME" test -f "$HF_HOME/acme/tiny/model.safetensors"
