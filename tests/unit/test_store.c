@@ -5,7 +5,9 @@
  */
 #include "check.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -414,6 +416,329 @@ search_is_exact_on_many_random_rows(void)
 	store_close(st);
 }
 
+/* Slugs of h in order, comma-terminated, into buf. */
+static const char *
+hit_slugs(const struct store_hits *h, char *buf, size_t size)
+{
+	size_t	i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < h->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s,",
+		    h->v[i].e.slug);
+	return buf;
+}
+
+/* The slugs a search returns, as hit_slugs writes them. */
+static const char *
+search_slugs(struct store *st, const char *store, const float *q,
+    const char *branch, bool archived, char *buf, size_t size)
+{
+	const char		*stores[] = { store };
+	struct store_hits	 h = search(st, stores, 1, q, 2, branch, 10,
+				    archived);
+
+	hit_slugs(&h, buf, size);
+	store_hits_release(&h);
+	return buf;
+}
+
+static void
+put_branch(struct store *st, const char *slug, const float *v,
+    const char *branch, int archived, bool overwrite)
+{
+	struct store_write	 w = {
+		.store = "p", .slug = slug, .label = slug, .content = "#",
+		.vec = v, .dim = v == NULL ? 0 : 2, .branch = branch,
+		.archived = archived, .overwrite = overwrite,
+		.now = "2025-01-01T00:00:00.000Z",
+	};
+	enum store_write_result	 res;
+	struct err		 err = { "" };
+
+	if (store_remember(st, &w, &res, &err) != 0 || res != STORE_SAVED)
+		CHECK_FAIL("store_remember %s: %s", slug, err.msg);
+}
+
+static void
+cache_follows_own_writes(void)
+{
+	struct store	*st = open_fresh("own");
+	float		 x[2] = { 1, 0 }, y[2] = { 0, 1 }, xy[2] = { 1, 1 };
+	float		 mx[2] = { -1, 0 };
+	char		 buf[64];
+	bool		 found;
+	struct err	 err = { "" };
+
+	put_branch(st, "a", x, NULL, -1, false);
+	put_branch(st, "b", y, NULL, -1, false);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,b,");
+	put_branch(st, "c", xy, NULL, -1, false);		/* insert */
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,c,b,");
+	put_branch(st, "a", mx, NULL, -1, true);		/* overwrite */
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "c,b,a,");
+	put_branch(st, "c", xy, NULL, 1, true);			/* archive */
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "b,a,");
+	CHECK_STR(search_slugs(st, "p", x, NULL, true, buf, 64), "c,b,a,");
+	put_branch(st, "b", y, "feat", -1, true);		/* branch */
+	CHECK_STR(search_slugs(st, "p", x, "main", false, buf, 64), "a,");
+	CHECK_STR(search_slugs(st, "p", x, "feat", false, buf, 64), "b,a,");
+	put_branch(st, "b", y, NULL, -1, true);	/* COALESCE keeps it */
+	CHECK_STR(search_slugs(st, "p", x, "main", false, buf, 64), "a,");
+	put_branch(st, "a", NULL, NULL, -1, true);	/* loses its vector */
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "b,");
+	CHECK_INT(store_forget(st, "p", "c", &found, &err), 0);	/* forget */
+	CHECK(found);
+	CHECK_STR(search_slugs(st, "p", x, NULL, true, buf, 64), "b,");
+	store_close(st);
+}
+
+static void
+cache_survives_rolled_back_writes(void)
+{
+	struct store		*st = open_fresh("rollback");
+	const char		*stores[] = { "p" };
+	float			 x[2] = { 1, 0 }, y[2] = { 0, 1 };
+	float			 xb[2] = { 1, 0.2f };
+	struct store_write	 w = {
+		.store = "p", .slug = "a", .label = "a", .content = "#",
+		.vec = y, .dim = 2, .archived = -1, .overwrite = true,
+		.now = "2025-01-01T00:00:00.000Z",
+	};
+	enum store_write_result	 res;
+	struct store_hits	 h;
+	struct err		 err = { "" };
+	char			 buf[64];
+
+	put_branch(st, "a", x, NULL, -1, false);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,");
+	/* the caller's transaction: seen inside, gone after ROLLBACK */
+	CHECK_INT(store_exec(st, "BEGIN", &err), 0);
+	put_branch(st, "b", x, NULL, -1, false);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,b,");
+	CHECK_INT(store_exec(st, "ROLLBACK", &err), 0);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,");
+	/* a vector the cache read inside a transaction that rolled back:
+	 * a was (-1, 0) in there, below b's band, and is (1, 0) again */
+	put_branch(st, "b", xb, NULL, -1, false);
+	CHECK_INT(store_exec(st, "BEGIN", &err), 0);
+	CHECK_INT(store_exec(st, "UPDATE entries SET embedding = "
+	    "X'000080BF00000000' WHERE slug = 'a'", &err), 0);
+	h = search(st, stores, 1, x, 2, NULL, 1, false);
+	CHECK_STR(hit_slugs(&h, buf, 64), "b,");
+	store_hits_release(&h);
+	CHECK_INT(store_exec(st, "ROLLBACK", &err), 0);
+	h = search(st, stores, 1, x, 2, NULL, 1, false);
+	CHECK_STR(hit_slugs(&h, buf, 64), "a,");
+	store_hits_release(&h);
+	/* our own overwrite failing after its upsert: a keeps (1, 0) */
+	CHECK_INT(store_exec(st, "ALTER TABLE dedup_pairs RENAME TO gone",
+	    &err), 0);
+	CHECK_INT(store_remember(st, &w, &res, &err), -1);
+	CHECK_INT(store_exec(st, "ALTER TABLE gone RENAME TO dedup_pairs",
+	    &err), 0);
+	h = search(st, stores, 1, x, 2, NULL, 1, false);
+	CHECK_STR(hit_slugs(&h, buf, 64), "a,");
+	CHECK(h.n == 1 && h.v[0].score == 1);
+	store_hits_release(&h);
+	/* a write of ours that bypasses store_remember is seen too */
+	CHECK_INT(store_exec(st, "UPDATE entries SET archived = 1", &err), 0);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "");
+	store_close(st);
+}
+
+static void
+search_sees_foreign_overwrite_archive_and_branch(void)
+{
+	struct store	*st = open_fresh("foreign"), *other;
+	struct err	 err = { "" };
+	float		 x[2] = { 1, 0 }, y[2] = { 0, 1 }, mx[2] = { -1, 0 };
+	char		 buf[64];
+
+	put_branch(st, "a", x, NULL, -1, false);
+	put_branch(st, "b", y, NULL, -1, false);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,b,");
+	CHECK_INT(store_open(store_path(st), &other, &err), 0);
+	put_branch(other, "a", mx, NULL, -1, true);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "b,a,");
+	put_branch(other, "b", y, NULL, 1, true);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "a,");
+	put_branch(other, "b", y, "feat", 0, true);
+	CHECK_STR(search_slugs(st, "p", x, "main", false, buf, 64), "a,");
+	CHECK_STR(search_slugs(st, "p", x, "feat", false, buf, 64), "b,a,");
+	/* a foreign write of the same vector under the same rowid */
+	CHECK_INT(store_exec(other, "UPDATE entries SET embedding = "
+	    "embedding WHERE slug = 'a'", &err), 0);
+	CHECK_STR(search_slugs(st, "p", x, NULL, false, buf, 64), "b,a,");
+	store_close(other);
+	store_close(st);
+}
+
+/*
+ * The brute force the cache must match: NR slots r<i> in store p, each
+ * live or not, with its vector and its place in table (rowid) order.
+ */
+enum { NR = 300, ND = 24 };
+struct truth {
+	float	v[NR][ND];
+	int	seq[NR];
+	bool	live[NR];
+	int	next_seq;
+};
+
+static void
+truth_vec(struct truth *t, int i, int copy_of)
+{
+	int	k;
+
+	for (k = 0; k < ND; k++)
+		t->v[i][k] = copy_of >= 0 ? t->v[copy_of][k] :
+		    (float)rand() / RAND_MAX - 0.5f;
+}
+
+/* Write slot i through st (as the next row when it is new). */
+static void
+truth_put(struct truth *t, struct store *st, int i)
+{
+	char	slug[16];
+
+	snprintf(slug, sizeof(slug), "r%d", i);
+	put(st, "p", slug, slug, t->v[i], ND, t->live[i], -1);
+	if (!t->live[i])
+		t->seq[i] = t->next_seq++;
+	t->live[i] = true;
+}
+
+static void
+truth_forget(struct truth *t, struct store *st, int i)
+{
+	struct err	err = { "" };
+	char		slug[16];
+	bool		found;
+
+	snprintf(slug, sizeof(slug), "r%d", i);
+	if (store_forget(st, "p", slug, &found, &err) != 0 || !found)
+		CHECK_FAIL("store_forget %s: %s", slug, err.msg);
+	t->live[i] = false;
+}
+
+struct scored {
+	int	i, seq;
+	double	s;
+};
+
+static int
+scored_cmp(const void *pa, const void *pb)
+{
+	const struct scored	*a = pa, *b = pb;
+
+	if (a->s != b->s)
+		return a->s > b->s ? -1 : 1;
+	return a->seq - b->seq;
+}
+
+/* Search st and compare hits and double scores with the brute force. */
+static void
+truth_check(const struct truth *t, struct store *st, const float *q,
+    int limit)
+{
+	const char		*stores[] = { "p" };
+	struct scored		 want[NR];
+	struct store_hits	 h = search(st, stores, 1, q, ND, NULL, limit,
+				    false);
+	double			 dot, nq, nr;
+	char			 slug[16];
+	int			 i, k, n = 0;
+
+	for (i = 0; i < NR; i++) {
+		if (!t->live[i])
+			continue;
+		dot = nq = nr = 0;
+		for (k = 0; k < ND; k++) {
+			dot += (double)q[k] * t->v[i][k];
+			nq += (double)q[k] * q[k];
+			nr += (double)t->v[i][k] * t->v[i][k];
+		}
+		want[n++] = (struct scored){ i, t->seq[i],
+		    dot / (sqrt(nq) * sqrt(nr)) };
+	}
+	qsort(want, (size_t)n, sizeof(*want), scored_cmp);
+	n = n < limit ? n : limit;
+	CHECK_INT(h.n, n);
+	for (i = 0; i < n && (size_t)i < h.n; i++) {
+		snprintf(slug, sizeof(slug), "r%d", want[i].i);
+		CHECK_STR(h.v[i].e.slug, slug);
+		CHECK(h.v[i].score == want[i].s);
+	}
+	store_hits_release(&h);
+}
+
+static void
+truth_check_some(const struct truth *t, struct store *st)
+{
+	float	q[ND];
+	int	r, k;
+
+	for (r = 0; r < 8; r++) {
+		for (k = 0; k < ND; k++)
+			q[k] = (float)rand() / RAND_MAX - 0.5f;
+		truth_check(t, st, q, 1 + r % 4 * 3);
+	}
+	truth_check(t, st, t->v[7], 5);		/* ties: r7 has copies */
+}
+
+static void
+search_stays_exact_through_writes(void)
+{
+	struct store		*st = open_fresh("truth"), *other;
+	struct truth		*t = xcalloc(1, sizeof(*t));
+	struct store_hits	 h;
+	struct err		 err = { "" };
+	const char		*stores[] = { "p" };
+	int			 i;
+
+	srand(11);
+	store_exec(st, "BEGIN", NULL);
+	for (i = 0; i < NR - 40; i++) {
+		truth_vec(t, i, i % 50 == 49 ? 7 : -1);	/* some duplicates */
+		truth_put(t, st, i);
+	}
+	store_exec(st, "COMMIT", NULL);
+	truth_check_some(t, st);
+	for (i = 0; i < 30; i++) {			/* our own writes */
+		truth_vec(t, 3 * i + 1, -1);
+		truth_put(t, st, 3 * i + 1);
+		truth_forget(t, st, 3 * i + 2);
+		truth_vec(t, NR - 40 + i, i % 10 == 0 ? 7 : -1);
+		truth_put(t, st, NR - 40 + i);
+	}
+	truth_check_some(t, st);
+	for (i = 0; i < 30; i += 7)	/* rewritten rows come out on top */
+		truth_check(t, st, t->v[3 * i + 1], 1);
+	CHECK_INT(store_open(store_path(st), &other, &err), 0);
+	for (i = 0; i < 30; i++) {			/* another connection */
+		truth_vec(t, 3 * i, -1);
+		truth_put(t, other, 3 * i);
+		if (t->live[3 * i + 100])
+			truth_forget(t, other, 3 * i + 100);
+	}
+	for (i = NR - 10; i < NR; i++) {
+		truth_vec(t, i, -1);
+		truth_put(t, other, i);
+	}
+	truth_check_some(t, st);
+	for (i = 0; i < 30; i += 7)
+		truth_check(t, st, t->v[3 * i], 1);
+	h = search(other, stores, 1, t->v[0], ND, NULL, 10, false);
+	CHECK_INT(store_stamp_recall(other, &h, "2025-05-05T00:00:00.000Z",
+	    &err), 0);				/* a foreign recall stamp */
+	store_hits_release(&h);
+	truth_check_some(t, st);
+	store_close(other);
+	free(t);
+	store_close(st);
+}
+
 static void
 find_similar_ranks_by_rounded_score(void)
 {
@@ -632,6 +957,10 @@ CHECK_MAIN(
 	TEST(search_filters_branch_and_archived),
 	TEST(search_sees_writes_of_other_connections),
 	TEST(search_is_exact_on_many_random_rows),
+	TEST(search_stays_exact_through_writes),
+	TEST(cache_follows_own_writes),
+	TEST(cache_survives_rolled_back_writes),
+	TEST(search_sees_foreign_overwrite_archive_and_branch),
 	TEST(find_similar_ranks_by_rounded_score),
 	TEST(vectors_export_in_slug_order),
 	TEST(verdicts_are_canonical),
