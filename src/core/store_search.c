@@ -66,7 +66,7 @@ struct store_mat {
 	float			*k;		/* owned, s / |b| */
 	float			*e;		/* owned, s / (2 |b|) */
 	sqlite3_int64		*rowid;		/* owned */
-	uint64_t		*sig;		/* owned, blob_sig of the BLOB */
+	uint64_t		*sig;		/* owned, blob_sig */
 	char			**branch;	/* owned; NULL: SQL NULL */
 	unsigned char		*flags;		/* owned, ROW_* */
 	bool			 pending;	/* cache_refresh it */
@@ -78,11 +78,11 @@ struct store_cache {
 	sqlite3			*db;		/* borrowed; hooks set on it */
 	struct store_mat	*mats;		/* owned */
 	int			 data_version;
-	bool			 stale;		/* an unpatched write of ours */
-	bool			 expect;	/* a patching writer is stepping */
-	bool			 reading;	/* store_search's own read txn */
-	bool			 txn_touched;	/* changed inside a transaction */
-	bool			 invalid;	/* that transaction rolled back */
+	bool			 stale;		/* unannounced own write */
+	bool			 expect;	/* announced write running */
+	bool			 reading;	/* in store_search's txn */
+	bool			 txn_touched;	/* changed in a transaction */
+	bool			 invalid;	/* which rolled back */
 	bool			 warned;
 	float			*scratch;	/* owned; approximate scores */
 	size_t			 scratch_cap;
@@ -848,16 +848,23 @@ cand_rowid(const struct cand *c)
 	return c->m->rowid[c->i];
 }
 
-/* Final order: key descending, then table order (invariant 4). */
+/* Descending by x, then table order (invariant 4). */
+static int
+cand_order(double x, double y, const struct cand *a, const struct cand *b)
+{
+	if (x != y)
+		return x > y ? -1 : 1;
+	return cand_rowid(a) < cand_rowid(b) ? -1 :
+	    cand_rowid(a) > cand_rowid(b);
+}
+
+/* Final order: by key. */
 static int
 cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand	*a = pa, *b = pb;
 
-	if (a->key != b->key)
-		return a->key > b->key ? -1 : 1;
-	return cand_rowid(a) < cand_rowid(b) ? -1 :
-	    cand_rowid(a) > cand_rowid(b);
+	return cand_order(a->key, b->key, a, b);
 }
 
 /* Rescoring order: most promising first. */
@@ -866,10 +873,7 @@ cand_cmp_upper(const void *pa, const void *pb)
 {
 	const struct cand	*a = pa, *b = pb;
 
-	if (a->upper != b->upper)
-		return a->upper > b->upper ? -1 : 1;
-	return cand_rowid(a) < cand_rowid(b) ? -1 :
-	    cand_rowid(a) > cand_rowid(b);
+	return cand_order(a->upper, b->upper, a, b);
 }
 
 /* exclude_slug's rowid in qm's store (find_similar, §5.4). */
