@@ -74,7 +74,8 @@ CORE_SRC = \
 	src/core/predict.c \
 	src/core/behavior.c \
 	src/core/dedup.c \
-	src/core/hygiene.c
+	src/core/hygiene.c \
+	src/core/hygiene_cache.c
 
 TOOLS_SRC = \
 	src/tools/tools.c \

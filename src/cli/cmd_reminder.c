@@ -5,32 +5,147 @@
  * care, the hygiene line (hosts-hooks-cli §7.1). Reads no stdin; a failed
  * hygiene report (or a database that will not open) costs only the
  * hygiene part.
+ *
+ * The hook has a budget of milliseconds and the report's facts cost a
+ * second on 10,000 memories, so they come from hygiene_cache. When the
+ * cache is behind the database the reminder prints the last known facts
+ * and starts a refresher: this program again, as
+ * `thatch reminder --refresh-hygiene <store>`, detached (double fork,
+ * setsid, standard streams on /dev/null, so the host waits only for us).
+ *  1. The refresher inherits the cache's lock, taken before the fork and
+ *     held until it exits: at most one refresher per cache at a time, and
+ *     a reminder that cannot take the lock starts none.
+ *  2. The store name comes from the same per-directory cache as
+ *     flush-tools' (hook_repo_get), and git is asked for the branches only
+ *     when the store has branch-scoped memories: the line cannot name an
+ *     orphan otherwise.
  */
 #include "cli/cmd.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/hygiene.h"
+#include "core/hygiene_cache.h"
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "host/hook.h"
 #include "text/nudge.h"
+#include "util/log.h"
+#include "util/num.h"
 #include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+#define REFRESH_FLAG	"--refresh-hygiene"
+
+/* Start the detached refresher of c, unless one is running (invariant 1). */
+static void
+refresh_spawn(const struct hygiene_cache *c)
+{
+	char *const	argv[] = { (char *)"thatch", (char *)"reminder",
+			    (char *)REFRESH_FLAG, c->repo, NULL };
+	pid_t		pid;
+	int		lock, fd;
+
+	if ((lock = hygiene_cache_lock(c)) < 0) {
+		log_debug("hygiene:cache", "no refresher started: %s is held "
+		    "or cannot be made", c->lock);
+		return;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) == 0) {
+		if (setsid() < 0 || fork() != 0)
+			_exit(0);
+		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			if (fd > STDERR_FILENO)
+				close(fd);
+		}
+		if (fcntl(lock, F_SETFD, 0) == 0)
+			execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(lock);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* The refresher: bring the cache of store up to date, quietly. */
+static int
+refresh(struct cli_ctx *ctx, const char *store)
+{
+	struct hygiene_cache	c;
+
+	if (cli_open_store(ctx) != 0) {
+		log_debug("hygiene:cache", "refresh: %s", ctx->err.msg);
+		return 0;
+	}
+	hygiene_cache_init(&c, ctx->paths.cache_home, ctx->paths.db_path,
+	    store);
+	log_debug("hygiene:cache", "refresher %ld: start", (long)getpid());
+	if (hygiene_cache_update(&c, ctx->store, clock_now(&ctx->clock),
+	    &ctx->err) != 0)
+		log_debug("hygiene:cache", "refresh: %s", ctx->err.msg);
+	log_debug("hygiene:cache", "refresher %ld: done", (long)getpid());
+	hygiene_cache_release(&c);
+	return 0;
+}
+
+/* Append the hygiene line of repo to out (nothing when healthy). */
+static int
+hygiene_line(struct cli_ctx *ctx, const char *repo, struct sbuf *out)
+{
+	struct hygiene_cache	 c;
+	struct hygiene_facts	 f;
+	struct repo_cache_sql	 cache;
+	char			**live = NULL;
+	size_t			 nlive = 0;
+	double			 sync_max;
+	bool			 behind;
+	int			 rc;
+
+	sync_max = num_env("THATCH_HYGIENE_SYNC_MAX", HYGIENE_CACHE_SYNC_MAX);
+	hygiene_cache_init(&c, ctx->paths.cache_home, ctx->paths.db_path,
+	    repo);
+	rc = hygiene_cache_facts(&c, ctx->store, clock_now(&ctx->clock),
+	    sync_max > 0 ? (size_t)sync_max : 0, &f, &behind, &ctx->err);
+	if (rc == 0) {
+		if (f.nbranches > 0) {
+			repo_cache_init(&cache, ctx->store, &ctx->clock);
+			repo_branches(ctx->paths.project_dir, &cache.cache,
+			    &live, &nlive);
+		}
+		hygiene_format(&f, repo, (const char *const *)live, nlive,
+		    out);
+		repo_branches_free(live, nlive);
+		hygiene_facts_release(&f);
+	}
+	if (behind)
+		refresh_spawn(&c);
+	hygiene_cache_release(&c);
+	return rc;
+}
 
 static int
 cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct repo_cache_sql	 cache;
-	struct sbuf		 report = SBUF_INIT, out = SBUF_INIT;
-	struct err		 err;
-	char			**live;
-	size_t			 nlive;
-	bool			 json = false;
-	int			 i;
+	struct sbuf	 report = SBUF_INIT, out = SBUF_INIT;
+	char		*repo;
+	bool		 json = false;
+	int		 i;
 
+	if (argc == 2 && strcmp(argv[0], REFRESH_FLAG) == 0)
+		return refresh(ctx, argv[1]);
 	for (i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
@@ -38,24 +153,19 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 		return 0;	/* host-contracts C6: the --json twin speaks */
 	sbuf_init(&report);
 	sbuf_init(&out);
-	if (cli_open_store(ctx) == 0) {
-		repo_cache_init(&cache, ctx->store, &ctx->clock);
-		repo_branches(ctx->paths.project_dir, &cache.cache, &live,
-		    &nlive);
-		if (hygiene_report(ctx->store, cli_default_store(ctx),
-		    (const char *const *)live, nlive, clock_now(&ctx->clock),
-		    &report, &err) != 0) {
-			fprintf(stderr, "[thatch] hygiene report failed: %s\n",
-			    err.msg);
-			sbuf_reset(&report);
-		}
-		repo_branches_free(live, nlive);
-	} else
+	if ((repo = hook_repo_get(&ctx->paths)) == NULL) {
+		repo = xstrdup(cli_default_store(ctx));
+		hook_repo_put(&ctx->paths, repo);
+	}
+	if (cli_open_store(ctx) != 0 ||
+	    hygiene_line(ctx, repo, &report) != 0) {
 		fprintf(stderr, "[thatch] hygiene report failed: %s\n",
 		    ctx->err.msg);
-	text_nudge_reminder(&out, cli_default_store(ctx),
-	    report.len > 0 ? report.buf : NULL);
+		sbuf_reset(&report);
+	}
+	text_nudge_reminder(&out, repo, report.len > 0 ? report.buf : NULL);
 	hook_emit(stdout, json ? HOOK_CURSOR : HOOK_PLAIN, NULL, out.buf);
+	free(repo);
 	sbuf_release(&report);
 	sbuf_release(&out);
 	return 0;

@@ -3,7 +3,10 @@
  * memories, memories of deleted branches (store-and-tools §6).
  *
  * Reports only; never changes a memory. Used by `thatch hygiene` and by
- * the session-start reminder, which print the line verbatim.
+ * the session-start reminder, which print the line verbatim. The report
+ * is split into facts read from the database (hygiene_scan) and the line
+ * written from them (hygiene_format), so that the reminder can keep the
+ * facts in a cache (hygiene_cache.c) and still print the same line.
  *  1. Only the project store is examined, never global.
  *  2. Parts appear in the order duplicates, stale, orphaned, each only
  *     when its count is non-zero; counts are plain decimals.
@@ -13,37 +16,94 @@
  */
 #include "core/hygiene.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/dedup.h"
 #include "core/store.h"
-#include "util/clock.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
 #define DAY_MS	86400000LL
 
-struct orphans {
-	const char *const	*live;
-	size_t			 nlive;
-	char			**names;	/* owned, each owned */
-	size_t			 n;
+struct branch_walk {
+	struct store		*st;
+	const char		*repo;
+	struct hygiene_facts	*f;
+	struct err		*err;
+	int			 rc;	/* -1: a count failed, err set */
 };
 
 static int
-add_orphan(const char *branch, void *arg)
+add_branch(const char *branch, void *arg)
 {
-	struct orphans	*o = arg;
-	size_t		 i;
+	struct branch_walk	*w = arg;
+	struct hygiene_branch	*b;
 
-	for (i = 0; i < o->nlive; i++)
-		if (strcmp(o->live[i], branch) == 0)
-			return 0;
-	o->names = xreallocarray(o->names, o->n + 1, sizeof(*o->names));
-	o->names[o->n++] = xstrdup(branch);
-	return 0;
+	w->f->branches = xreallocarray(w->f->branches, w->f->nbranches + 1,
+	    sizeof(*w->f->branches));
+	b = &w->f->branches[w->f->nbranches++];
+	b->name = xstrdup(branch);
+	w->rc = store_count_in_branches(w->st, w->repo,
+	    (const char *const *)&b->name, 1, &b->nlive, w->err);
+	return w->rc != 0;
+}
+
+int
+hygiene_scan(struct store *st, const char *repo, int64_t now_ms, bool dups,
+    struct hygiene_facts *f, struct err *err)
+{
+	struct branch_walk	w = { st, repo, f, err, 0 };
+	int			rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	f->dups_known = dups;
+	if (dups && dedup_count(st, repo, DEDUP_THRESHOLD, &f->dups, err) != 0)
+		goto out;
+	clock_iso(now_ms - HYGIENE_STALE_DAYS * DAY_MS, f->cutoff);
+	if (store_count_stale(st, repo, f->cutoff, &f->stale, err) != 0 ||
+	    store_next_stale(st, repo, f->cutoff, &f->next_stale, err) != 0)
+		goto out;
+	if (store_branches(st, repo, add_branch, &w, err) != 0 || w.rc != 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0)
+		hygiene_facts_release(f);
+	return rc;
+}
+
+void
+hygiene_facts_release(struct hygiene_facts *f)
+{
+	size_t	i;
+
+	for (i = 0; i < f->nbranches; i++)
+		free(f->branches[i].name);
+	free(f->branches);
+	free(f->next_stale);
+	memset(f, 0, sizeof(*f));
+}
+
+bool
+hygiene_current(const struct hygiene_facts *f, int64_t now_ms)
+{
+	char	cutoff[CLOCK_ISO_LEN];
+
+	clock_iso(now_ms - HYGIENE_STALE_DAYS * DAY_MS, cutoff);
+	return strcmp(cutoff, f->cutoff) >= 0 && (f->next_stale == NULL ||
+	    strcmp(cutoff, f->next_stale) <= 0);
+}
+
+static bool
+is_live(const char *branch, const char *const *live, size_t nlive)
+{
+	size_t	i;
+
+	for (i = 0; i < nlive; i++)
+		if (strcmp(live[i], branch) == 0)
+			return true;
+	return false;
 }
 
 /* "<n> <noun><tail>", after "; " unless it is the first part. */
@@ -56,51 +116,54 @@ part(struct sbuf *sb, bool *first, long long n, const char *one,
 	*first = false;
 }
 
-int
-hygiene_report(struct store *st, const char *repo, const char *const *live,
-    size_t nlive, int64_t now_ms, struct sbuf *out, struct err *err)
+void
+hygiene_format(const struct hygiene_facts *f, const char *repo,
+    const char *const *live, size_t nlive, struct sbuf *out)
 {
-	struct orphans	 o = { live, nlive, NULL, 0 };
-	struct sbuf	 line = SBUF_INIT;
-	char		 cutoff[CLOCK_ISO_LEN];
-	size_t		 dups = 0, i;
-	int		 stale = 0, orphaned = 0, rc = -1;
-	bool		 first = true;
+	struct sbuf	line = SBUF_INIT;
+	long long	orphaned = 0;
+	size_t		i;
+	bool		first = true, named = false;
 
-	if (dedup_count(st, repo, DEDUP_THRESHOLD, &dups, err) != 0)
-		goto out;
-	clock_iso(now_ms - HYGIENE_STALE_DAYS * DAY_MS, cutoff);
-	if (store_count_stale(st, repo, cutoff, &stale, err) != 0)
-		goto out;
-	if (nlive > 0) {
-		if (store_branches(st, repo, add_orphan, &o, err) != 0 ||
-		    store_count_in_branches(st, repo,
-		    (const char *const *)o.names, o.n, &orphaned, err) != 0)
-			goto out;
-	}
+	for (i = 0; nlive > 0 && i < f->nbranches; i++)
+		if (!is_live(f->branches[i].name, live, nlive))
+			orphaned += f->branches[i].nlive;
 	sbuf_addf(&line, "Store \"%s\": ", repo);
-	if (dups > 0)
-		part(&line, &first, (long long)dups, "duplicate-candidate pair",
-		    "duplicate-candidate pairs", " pending review");
-	if (stale > 0)
-		part(&line, &first, stale, "memory", "memories",
+	if (f->dups_known && f->dups > 0)
+		part(&line, &first, (long long)f->dups,
+		    "duplicate-candidate pair", "duplicate-candidate pairs",
+		    " pending review");
+	if (f->stale > 0)
+		part(&line, &first, f->stale, "memory", "memories",
 		    " neither updated nor recalled in 90+ days");
 	if (orphaned > 0) {
 		part(&line, &first, orphaned, "memory", "memories",
 		    " scoped to deleted branches (");
-		for (i = 0; i < o.n; i++)
-			sbuf_addf(&line, "%s%s", i ? ", " : "", o.names[i]);
+		for (i = 0; i < f->nbranches; i++) {
+			if (is_live(f->branches[i].name, live, nlive))
+				continue;
+			sbuf_addf(&line, "%s%s", named ? ", " : "",
+			    f->branches[i].name);
+			named = true;
+		}
 		sbuf_addc(&line, ')');
 	}
 	if (!first) {
 		sbuf_addc(&line, '.');
 		sbuf_add(out, line.buf, line.len);
 	}
-	rc = 0;
-out:
-	for (i = 0; i < o.n; i++)
-		free(o.names[i]);
-	free(o.names);
 	sbuf_release(&line);
-	return rc;
+}
+
+int
+hygiene_report(struct store *st, const char *repo, const char *const *live,
+    size_t nlive, int64_t now_ms, struct sbuf *out, struct err *err)
+{
+	struct hygiene_facts	f;
+
+	if (hygiene_scan(st, repo, now_ms, true, &f, err) != 0)
+		return -1;
+	hygiene_format(&f, repo, live, nlive, out);
+	hygiene_facts_release(&f);
+	return 0;
 }

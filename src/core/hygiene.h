@@ -2,8 +2,11 @@
 #ifndef THATCH_CORE_HYGIENE_H
 #define THATCH_CORE_HYGIENE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/clock.h"
 
 struct err;
 struct sbuf;
@@ -12,15 +15,56 @@ struct store;
 /* Memories untouched for this many days count as stale (§6). */
 #define HYGIENE_STALE_DAYS	90
 
+/* One distinct branch of the store's entries, archived ones included. */
+struct hygiene_branch {
+	char	*name;		/* owned */
+	int	 nlive;		/* its non-archived entries */
+};
+
 /*
- * The report of store-and-tools §6 / hosts-hooks-cli §7.2 for the project
- * store repo, as of now_ms: appends the one line
- * `Store "<repo>": <part>; <part>.` to out, or nothing when the store is
- * healthy. live names the worktree's local branches; nlive 0 means they
- * are unknown (not a git repository, git failed), which skips the orphan
- * signal rather than calling every branch deleted. Reads only. Returns 0,
- * or -1 with err set (out unchanged).
+ * What the report of one store is made of, read at one instant: the
+ * database part of §6 (the worktree's branches are joined in only when
+ * the line is written), so it can be kept between processes
+ * (hygiene_cache.c). All owned; release with hygiene_facts_release.
  */
+struct hygiene_facts {
+	bool			 dups_known;	/* false: say nothing of them */
+	size_t			 dups;
+	char			 cutoff[CLOCK_ISO_LEN];	/* stale: touched before */
+	int			 stale;
+	char			*next_stale;	/* earliest touch >= cutoff */
+	struct hygiene_branch	*branches;	/* ORDER BY branch */
+	size_t			 nbranches;
+};
+
+/*
+ * Read the facts of store repo as of now_ms; dups false skips the
+ * duplicate count (the expensive part: an all-pairs scan). Reads only.
+ * Returns 0, or -1 with err set and f empty.
+ */
+int	hygiene_scan(struct store *, const char *repo, int64_t now_ms,
+	    bool dups, struct hygiene_facts *, struct err *);
+void	hygiene_facts_release(struct hygiene_facts *);
+
+/*
+ * True if f, read at some earlier instant from a database that has not
+ * changed since, still gives the stale count at now_ms: no memory has
+ * aged past HYGIENE_STALE_DAYS in between (and the clock did not go back).
+ */
+bool	hygiene_current(const struct hygiene_facts *, int64_t now_ms);
+
+/*
+ * The report of store-and-tools §6 / hosts-hooks-cli §7.2 from f: appends
+ * the one line `Store "<repo>": <part>; <part>.` to out, or nothing when
+ * the store is healthy. live names the worktree's local branches; nlive 0
+ * means they are unknown (not a git repository, git failed), which skips
+ * the orphan signal rather than calling every branch deleted.
+ */
+void	hygiene_format(const struct hygiene_facts *, const char *repo,
+	    const char *const *live, size_t nlive, struct sbuf *out);
+
+/* hygiene_scan (with duplicates) then hygiene_format: the exact report as
+ * of now_ms. Returns 0, or -1 with err set (out unchanged). */
 int	hygiene_report(struct store *, const char *repo,
 	    const char *const *live, size_t nlive, int64_t now_ms,
 	    struct sbuf *out, struct err *);

@@ -160,10 +160,11 @@ struct store_query {
 
 /*
  * Brute-force exact cosine search (§5.2) over the vectors of the given
- * stores, best first, at most limit hits. Vectors come from an in-memory
- * copy that is reloaded only when the database changed (PRAGMA
- * data_version or our own writes), so a warm process pays only the dot
- * products.
+ * stores, best first, at most limit hits. A warm process scans an
+ * in-memory int8 copy of the vectors and reads only the BLOBs of the rows
+ * that may make the cut; our own writes update the copy in place, and
+ * another connection's commit makes the next search re-read the table
+ * once, re-quantising only rows whose BLOB changed (docs/store.md).
  *
  * Scores are the exact cosine of §5.1 (double accumulation). Order: score
  * descending; equal scores keep the rows' table order (rowid), which is
@@ -243,6 +244,14 @@ int	 store_count(struct store *, const char *store, int *n, struct err *);
  */
 int	 store_count_stale(struct store *, const char *store,
 	    const char *cutoff, int *n, struct err *);
+
+/*
+ * The earliest touch time (the expression above) of store's non-archived
+ * entries that is >= cutoff: when the next memory turns stale. *touched
+ * is a new string, or NULL when no entry qualifies.
+ */
+int	 store_next_stale(struct store *, const char *store,
+	    const char *cutoff, char **touched, struct err *);
 
 /*
  * §6 signal 3: call fn for each distinct non-NULL branch of store's

@@ -445,6 +445,30 @@ store_count_stale(struct store *st, const char *store, const char *cutoff,
 }
 
 int
+store_next_stale(struct store *st, const char *store, const char *cutoff,
+    char **touched, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 rc = -1;
+
+	*touched = NULL;
+	if (store_prepare(st, &stmt, "SELECT min(max(updated_at, "
+	    "COALESCE(last_recalled_at, updated_at))) FROM entries "
+	    "WHERE store = ? AND archived = 0 AND max(updated_at, "
+	    "COALESCE(last_recalled_at, updated_at)) >= ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, cutoff, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		*touched = column_dup(stmt, 0);
+		rc = 0;
+	} else
+		store_fail(st, err, "cannot read touch times");
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
 store_count_in_branches(struct store *st, const char *store,
     const char *const *branches, size_t nbranches, int *n,
     struct err *err)

@@ -1,17 +1,23 @@
 /*
  * test_hygiene.c — the hygiene report line (store-and-tools §6,
  * hosts-hooks-cli §7.2): which signals appear, their wording and order,
- * singular and plural, and the orphan check's "unknown branches" rule.
+ * singular and plural, and the orphan check's "unknown branches" rule;
+ * and the reminder's cache of it (hygiene_cache.c): the same line while
+ * current, the last known facts after a write, time, bad files, the lock.
  */
 #include "check.h"
 #include "tmpdb.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core/hygiene.h"
+#include "core/hygiene_cache.h"
 #include "core/store.h"
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -98,9 +104,172 @@ unknown_branches_skip_the_orphan_signal(void)
 	store_close(st);
 }
 
+#define DAY_MS	86400000LL
+
+static const char *const	main_only[] = { "main" };
+
+/* The reminder's line for o/r from c as of now_ms; *refresh as returned. */
+static char *
+cached(const struct hygiene_cache *c, struct store *st, int64_t now_ms,
+    size_t sync_max, bool *refresh)
+{
+	struct hygiene_facts	f;
+	struct sbuf		out = SBUF_INIT;
+	struct err		err = { "" };
+
+	if (hygiene_cache_facts(c, st, now_ms, sync_max, &f, refresh,
+	    &err) != 0)
+		CHECK_FAIL("hygiene_cache_facts: %s", err.msg);
+	hygiene_format(&f, "o/r", main_only, 1, &out);
+	hygiene_facts_release(&f);
+	return sbuf_detach(&out, NULL);
+}
+
+static struct store *
+cache_open(const char *name, struct hygiene_cache *c)
+{
+	struct store	*st = tmpdb_open(name);
+	char		*home = xasprintf("%s/%s/cache", tmpdb_dir, name);
+
+	hygiene_cache_init(c, home, store_path(st), "o/r");
+	free(home);
+	put(st, "dup-a", 0, NULL, 0, "2025-06-01T00:00:00.000Z");
+	put(st, "dup-b", 1, NULL, 0, "2025-06-01T00:00:00.000Z");
+	put(st, "old", 60, NULL, 0, "2025-01-01T00:00:00.000Z");
+	put(st, "gone", 120, "feat/gone", 0, "2025-06-01T00:00:00.000Z");
+	return st;
+}
+
+static void
+update(const struct hygiene_cache *c, struct store *st, int64_t now_ms)
+{
+	struct err	err = { "" };
+
+	if (hygiene_cache_update(c, st, now_ms, &err) != 0)
+		CHECK_FAIL("hygiene_cache_update: %s", err.msg);
+}
+
+static void
+the_cache_gives_the_exact_line_and_then_the_last_known_one(void)
+{
+	struct hygiene_cache	 c;
+	struct store		*st = cache_open("cache", &c);
+	char			*exact, *r;
+	bool			 refresh;
+
+	r = cached(&c, st, NOW_MS, 0, &refresh);
+	CHECK(refresh);
+	CHECK_STR(r, "Store \"o/r\": 1 memory neither updated nor recalled "
+	    "in 90+ days; 1 memory scoped to deleted branches (feat/gone).");
+	free(r);
+	update(&c, st, NOW_MS);
+	exact = report(st, main_only, 1);
+	r = cached(&c, st, NOW_MS, 0, &refresh);
+	CHECK(!refresh);
+	CHECK_STR(r, exact);
+	free(r);
+	put(st, "dup-c", 0.5, NULL, 0, "2025-06-02T00:00:00.000Z");
+	r = cached(&c, st, NOW_MS, 0, &refresh);
+	CHECK(refresh);
+	CHECK_STR(r, exact);
+	free(r);
+	free(exact);
+	update(&c, st, NOW_MS);
+	exact = report(st, main_only, 1);
+	CHECK(strstr(exact, "3 duplicate-candidate pairs") != NULL);
+	r = cached(&c, st, NOW_MS, 0, &refresh);
+	CHECK(!refresh);
+	CHECK_STR(r, exact);
+	free(r);
+	put(st, "dup-d", 0.2, NULL, 0, "2025-06-02T00:00:00.000Z");
+	free(exact);
+	exact = report(st, main_only, 1);
+	r = cached(&c, st, NOW_MS, 100, &refresh);
+	CHECK(!refresh);	/* a small store is scanned at once */
+	CHECK_STR(r, exact);
+	free(r);
+	free(exact);
+	hygiene_cache_release(&c);
+	store_close(st);
+}
+
+static void
+aging_past_the_limit_or_a_clock_going_back_is_a_change(void)
+{
+	struct hygiene_cache	 c;
+	struct hygiene_facts	 f;
+	struct store		*st = cache_open("aging", &c);
+	struct err		 err = { "" };
+	char			*r;
+	bool			 refresh;
+
+	CHECK_INT(hygiene_scan(st, "o/r", NOW_MS, false, &f, &err), 0);
+	CHECK_STR(f.next_stale, "2025-06-01T00:00:00.000Z");
+	CHECK(hygiene_current(&f, NOW_MS));
+	CHECK(hygiene_current(&f, NOW_MS + 80 * DAY_MS));
+	CHECK(!hygiene_current(&f, NOW_MS + 82 * DAY_MS));
+	CHECK(!hygiene_current(&f, NOW_MS - 1));
+	hygiene_facts_release(&f);
+	update(&c, st, NOW_MS);
+	r = cached(&c, st, NOW_MS + 82 * DAY_MS, 0, &refresh);
+	CHECK(refresh);
+	free(r);
+	r = cached(&c, st, NOW_MS + 82 * DAY_MS, 100, &refresh);
+	CHECK(strstr(r, "4 memories neither updated") != NULL);
+	free(r);
+	hygiene_cache_release(&c);
+	store_close(st);
+}
+
+static void
+a_bad_cache_file_is_ignored(void)
+{
+	static const char *const	bad[] = { "", "not json{", "[]",
+					    "{\"db\":\"/elsewhere\"}" };
+	struct hygiene_cache		 c;
+	struct store			*st = cache_open("bad", &c);
+	char				*r;
+	size_t				 i;
+	bool				 refresh;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_INT(fileio_replace(c.file, bad[i], strlen(bad[i]), 0600,
+		    NULL), 0);
+		r = cached(&c, st, NOW_MS, 0, &refresh);
+		CHECK(refresh);
+		CHECK(strstr(r, "duplicate") == NULL);
+		free(r);
+	}
+	hygiene_cache_release(&c);
+	store_close(st);
+}
+
+static void
+one_lock_holder_at_a_time(void)
+{
+	struct hygiene_cache	 c;
+	struct store		*st = cache_open("lock", &c);
+	int			 fd, again;
+
+	fd = hygiene_cache_lock(&c);
+	CHECK(fd >= 0);
+	again = hygiene_cache_lock(&c);
+	CHECK_INT(again, -1);
+	close(fd);
+	fd = hygiene_cache_lock(&c);
+	CHECK(fd >= 0);
+	close(fd);
+	hygiene_cache_release(&c);
+	store_close(st);
+}
+
 CHECK_MAIN(
 	TEST(a_healthy_store_reports_nothing),
 	TEST(every_signal_in_order_with_plurals),
 	TEST(unknown_branches_skip_the_orphan_signal),
+	TEST(the_cache_gives_the_exact_line_and_then_the_last_known_one),
+	TEST(aging_past_the_limit_or_a_clock_going_back_is_a_change),
+	TEST(a_bad_cache_file_is_ignored),
+	TEST(one_lock_holder_at_a_time),
 	TEST(tmpdb_cleanup)
 )
