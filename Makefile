@@ -17,7 +17,7 @@ VERSION  = 0.2.0
 PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 
-PKGS     = sqlite3 jansson libcurl libutf8proc openblas libcrypto
+PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
 
 # A sanitizer build lives in its own directory so it never mixes objects
 # with the normal build.
@@ -38,9 +38,11 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
            $(shell pkg-config --cflags $(PKGS)) \
            $(SAN) -fno-omit-frame-pointer -pthread $(if $(DEVELOPER),-Werror)
 LDFLAGS += $(SAN) -pthread
-# libcurl is not linked: src/embed/hub.c loads it when a download starts,
-# sparing every process its ~30 dependent libraries (~20 ms of startup).
-LDLIBS  += $(shell pkg-config --libs $(filter-out libcurl,$(PKGS))) -lm
+# libcurl and OpenBLAS are not linked: src/util/dl.c loads them when a
+# download or the first matrix product starts, sparing every other process
+# their dependency trees and OpenBLAS's thread pool (~30 ms of startup).
+LDLIBS  += $(shell pkg-config --libs $(filter-out libcurl openblas,$(PKGS))) \
+           -ldl -lm
 
 UTIL_SRC = \
 	src/util/err.c \
@@ -53,9 +55,12 @@ UTIL_SRC = \
 	src/util/log.c \
 	src/util/spawn.c \
 	src/util/clock.c \
+	src/util/dl.c \
+	src/util/sha256.c \
 	src/util/utf8.c
 
 EMBED_SRC = \
+	src/embed/blas.c \
 	src/embed/st.c \
 	src/embed/tok.c \
 	src/embed/bert.c \

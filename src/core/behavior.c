@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "text/behaviors.h"
 #include "util/clock.h"
 #include "util/err.h"
+#include "util/sha256.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
@@ -46,18 +46,13 @@ const struct engine behavior_engine = {
 static char *
 seed_rationale(const struct text_behavior *d)
 {
-	unsigned char	md[EVP_MAX_MD_SIZE];
-	unsigned int	mdlen = 0;
-	char		hex[VERSION_HEX + 1], *text;
-	int		i;
+	char	hex[SHA256_HEX_LEN], *text;
 
 	text = xasprintf("%s\n%s\n%s", d->situation, d->behavior,
 	    d->rationale);
-	if (EVP_Digest(text, strlen(text), md, &mdlen, EVP_sha256(), NULL) != 1)
-		mdlen = 0;	/* cannot happen with a built-in digest */
+	sha256_hex(text, strlen(text), hex);
 	free(text);
-	for (i = 0; i < VERSION_HEX / 2; i++)
-		snprintf(hex + 2 * i, 3, "%02x", i < (int)mdlen ? md[i] : 0);
+	hex[VERSION_HEX] = '\0';
 	return xasprintf("%s seed-key:%s seed-version:%s", d->rationale,
 	    d->key, hex);
 }

@@ -4,7 +4,7 @@
  * find_duplicates and the hygiene count (store-and-tools §5.5, §6) compare
  * every pair of a store's memories. The original's double loop of double-
  * precision cosines took 132 s on 10,000 memories; here the pair scores
- * come from a blocked single-precision matrix product (cblas_sgemm over
+ * come from a blocked single-precision matrix product (an sgemm over
  * unit-scaled rows, one tile at a time so memory stays small), and only
  * the pairs near the threshold are re-scored exactly.
  *  1. A pair's fate is decided by the exact cosine of §5.1 (double
@@ -27,8 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
+#include "embed/blas.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/xmalloc.h"
@@ -172,7 +171,7 @@ scan_pairs(struct scan *sc)
 		ni = n - i0 < TILE_ROWS ? n - i0 : TILE_ROWS;
 		for (j0 = i0; j0 < n; j0 += TILE_COLS) {
 			nj = n - j0 < TILE_COLS ? n - j0 : TILE_COLS;
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
 			    (int)ni, (int)nj, (int)d, 1.0f, u + i0 * d,
 			    (int)d, u + j0 * d, (int)d, 0.0f, c, (int)nj);
 			for (i = 0; i < ni; i++)
@@ -211,6 +210,8 @@ scan_store(struct store *st, const char *store, double threshold,
 		return -1;
 	if (m->n < 2)
 		return 0;
+	if (blas_open(err) != 0)
+		return -1;
 	if (store_verdicts(st, store, add_verdict, &w, err) != 0)
 		return -1;
 	if (sc->nverdicts > 1)

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/rand.h>
+#include <sys/random.h>
 #include <sqlite3.h>
 
 #include "core/store.h"
@@ -196,8 +196,10 @@ uuid_new(char **id, struct err *err)
 	unsigned char	b[16];
 	char		buf[UUID_LEN];
 
-	if (RAND_bytes(b, sizeof(b)) != 1)
-		return err_set(err, "cannot generate an id: RAND_bytes failed");
+	/* the kernel's CSPRNG, as crypto.randomUUID uses (never blocks
+	 * after boot; 16 bytes are never cut short) */
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return err_errno(err, "cannot generate an id");
 	b[6] = (b[6] & 0x0f) | 0x40;		/* version 4 */
 	b[8] = (b[8] & 0x3f) | 0x80;		/* RFC 4122 variant */
 	snprintf(buf, sizeof(buf), "%02x%02x%02x%02x-%02x%02x-%02x%02x-"

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
 #include <jansson.h>
 
+#include "embed/blas.h"
 #include "embed/st.h"
 #include "util/err.h"
 #include "util/jsonx.h"
@@ -228,6 +228,8 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 	int		 l, rc = -1;
 
 	*out = NULL;
+	if (blas_open(err) != 0)
+		return -1;
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
@@ -513,7 +515,7 @@ static void
 linear(const float *x, int n, int in, const float *w, int out, float *y,
     int ldy)
 {
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
+	blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
 	    1.0f, x, in, w, in, 1.0f, y, ldy);
 }
 
@@ -545,12 +547,12 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 	linear(ws->x, n, h, L->wk, h, ws->qkv + h, 3 * h);
 	linear(ws->x, n, h, L->wv, h, ws->qkv + 2 * h, 3 * h);
 	for (k = 0; k < b->cfg.heads; k++) {
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
+		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
 		    scale, ws->qkv + k * d, 3 * h, ws->qkv + h + k * d,
 		    3 * h, 0, ws->scores, n);
 		for (i = 0; i < n; i++)
 			softmax(ws->scores + (size_t)i * n, n);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
+		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
 		    n, 1, ws->scores, n, ws->qkv + 2 * h + k * d, 3 * h, 0,
 		    ws->ctx + k * d, h);
 	}
@@ -581,7 +583,7 @@ bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
 	double	*sum = ws->pool, norm = 0;
 	float	*r;
 
-	openblas_set_num_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
+	blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
 	for (i = 0; i < n; i++) {
 		r = ws->x + (size_t)i * h;
 		st_read(b->word, (int64_t)ids[i] * h, h, r);

@@ -36,6 +36,7 @@
 #define CURL_DISABLE_TYPECHECK	/* calls go through api pointers */
 #include <curl/curl.h>
 
+#include "util/dl.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
@@ -95,32 +96,20 @@ on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut,
 static int
 curl_load(struct curl_api *api, struct err *err)
 {
-	static const char *const	 names[] = {
-		"curl_easy_init", "curl_easy_setopt", "curl_easy_perform",
-		"curl_easy_getinfo", "curl_easy_cleanup", "curl_easy_strerror",
-		"curl_slist_append", "curl_slist_free_all",
+	const struct dl_sym	syms[] = {
+		{ "curl_easy_init", (void **)&api->easy_init },
+		{ "curl_easy_setopt", (void **)&api->easy_setopt },
+		{ "curl_easy_perform", (void **)&api->easy_perform },
+		{ "curl_easy_getinfo", (void **)&api->easy_getinfo },
+		{ "curl_easy_cleanup", (void **)&api->easy_cleanup },
+		{ "curl_easy_strerror", (void **)&api->easy_strerror },
+		{ "curl_slist_append", (void **)&api->slist_append },
+		{ "curl_slist_free_all", (void **)&api->slist_free_all },
 	};
-	void				**slots[] = {
-		(void **)&api->easy_init, (void **)&api->easy_setopt,
-		(void **)&api->easy_perform, (void **)&api->easy_getinfo,
-		(void **)&api->easy_cleanup, (void **)&api->easy_strerror,
-		(void **)&api->slist_append, (void **)&api->slist_free_all,
-	};
-	size_t				 i;
 
-	/* NODELETE: unloading TLS libraries mid-process is not safe */
-	api->dl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL |
-	    RTLD_NODELETE);
-	if (api->dl == NULL)
-		return err_set(err, "cannot load libcurl to download (%s); "
-		    "install libcurl4", dlerror());
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if ((*slots[i] = dlsym(api->dl, names[i])) == NULL) {
-			dlclose(api->dl);
-			return err_set(err, "libcurl lacks %s", names[i]);
-		}
-	}
-	return 0;
+	api->dl = dl_load("libcurl.so.4", "libcurl4", syms,
+	    sizeof(syms) / sizeof(syms[0]), err);
+	return api->dl != NULL ? 0 : -1;
 }
 
 static int

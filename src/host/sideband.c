@@ -36,7 +36,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 
 #include "core/behavior.h"
 #include "core/engine.h"
@@ -46,6 +45,7 @@
 #include "tools/tool.h"
 #include "util/clock.h"
 #include "util/err.h"
+#include "util/sha256.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -60,18 +60,10 @@ char *
 sideband_path(const struct paths *p)
 {
 	struct sockaddr_un	 sun;
-	unsigned char		 md[EVP_MAX_MD_SIZE];
-	unsigned int		 mdlen = 0;
-	char			 name[40], *path;
-	int			 i;
+	char			 hex[SHA256_HEX_LEN], name[40], *path;
 
-	if (EVP_Digest(p->db_path, strlen(p->db_path), md, &mdlen,
-	    EVP_sha256(), NULL) != 1)
-		return NULL;
-	memcpy(name, "thatch-", 7);
-	for (i = 0; i < 8; i++)
-		snprintf(name + 7 + 2 * i, 3, "%02x", md[i]);
-	memcpy(name + 23, ".sock", 6);
+	sha256_hex(p->db_path, strlen(p->db_path), hex);
+	snprintf(name, sizeof(name), "thatch-%.16s.sock", hex);
 	path = path_join(p->tmp_dir, name);
 	if (strlen(path) >= sizeof(sun.sun_path)) {
 		free(path);	/* §6.1: unavailable, never truncated */
