@@ -15,10 +15,11 @@
  *  1. The refresher inherits the cache's lock, taken before the fork and
  *     held until it exits: at most one refresher per cache at a time, and
  *     a reminder that cannot take the lock starts none.
- *  2. The store name comes from the same per-directory cache as
- *     flush-tools' (hook_repo_get), and git is asked for the branches only
- *     when the store has branch-scoped memories: the line cannot name an
- *     orphan otherwise.
+ *  2. With current cached facts the database is not even opened: the
+ *     store name comes from the same per-directory cache as flush-tools'
+ *     (hook_repo_get), and git is asked for the branches only when the
+ *     store has branch-scoped memories (the line cannot name an orphan
+ *     otherwise).
  */
 #include "cli/cmd.h"
 
@@ -117,13 +118,20 @@ hygiene_line(struct cli_ctx *ctx, const char *repo, struct sbuf *out)
 	sync_max = num_env("THATCH_HYGIENE_SYNC_MAX", HYGIENE_CACHE_SYNC_MAX);
 	hygiene_cache_init(&c, ctx->paths.cache_home, ctx->paths.db_path,
 	    repo);
-	rc = hygiene_cache_facts(&c, ctx->store, clock_now(&ctx->clock),
-	    sync_max > 0 ? (size_t)sync_max : 0, &f, &behind, &ctx->err);
+	behind = false;
+	rc = 0;
+	if (!hygiene_cache_current(&c, clock_now(&ctx->clock), &f))
+		rc = cli_open_store(ctx) != 0 ? -1 :
+		    hygiene_cache_facts(&c, ctx->store, clock_now(&ctx->clock),
+		    sync_max > 0 ? (size_t)sync_max : 0, &f, &behind,
+		    &ctx->err);
 	if (rc == 0) {
 		if (f.nbranches > 0) {
-			repo_cache_init(&cache, ctx->store, &ctx->clock);
-			repo_branches(ctx->paths.project_dir, &cache.cache,
-			    &live, &nlive);
+			if (cli_open_store(ctx) == 0)
+				repo_cache_init(&cache, ctx->store,
+				    &ctx->clock);
+			repo_branches(ctx->paths.project_dir, ctx->store ?
+			    &cache.cache : NULL, &live, &nlive);
 		}
 		hygiene_format(&f, repo, (const char *const *)live, nlive,
 		    out);
@@ -157,8 +165,7 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 		repo = xstrdup(cli_default_store(ctx));
 		hook_repo_put(&ctx->paths, repo);
 	}
-	if (cli_open_store(ctx) != 0 ||
-	    hygiene_line(ctx, repo, &report) != 0) {
+	if (hygiene_line(ctx, repo, &report) != 0) {
 		fprintf(stderr, "[thatch] hygiene report failed: %s\n",
 		    ctx->err.msg);
 		sbuf_reset(&report);

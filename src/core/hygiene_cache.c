@@ -256,17 +256,45 @@ scan_save(const struct hygiene_cache *c, struct store *st, const char *stamp,
 	return 0;
 }
 
+/* load, and keep the facts only if they are current (rules 1 and 3). */
+static bool
+load_current(const struct hygiene_cache *c, const char *stamp,
+    int64_t now_ms, struct hygiene_facts *f, bool *loaded)
+{
+	char	*cached;
+	bool	 current;
+
+	*loaded = load(c, f, &cached);
+	current = *loaded && strcmp(stamp, cached) == 0 &&
+	    hygiene_current(f, now_ms);
+	free(cached);
+	return current;
+}
+
+bool
+hygiene_cache_current(const struct hygiene_cache *c, int64_t now_ms,
+    struct hygiene_facts *f)
+{
+	char	*stamp = stamp_read(c->db);
+	bool	 loaded, current = load_current(c, stamp, now_ms, f, &loaded);
+
+	if (!current)
+		hygiene_facts_release(f);
+	free(stamp);
+	return current;
+}
+
 int
 hygiene_cache_facts(const struct hygiene_cache *c, struct store *st,
     int64_t now_ms, size_t sync_max, struct hygiene_facts *f, bool *refresh,
     struct err *err)
 {
-	char	*stamp = stamp_read(c->db), *cached;
-	bool	 loaded = load(c, f, &cached);
+	char	*stamp = stamp_read(c->db);
+	bool	 loaded;
 	int	 n, rc = 0;
 
 	*refresh = false;
-	if (loaded && strcmp(stamp, cached) == 0 && hygiene_current(f, now_ms))
+	if (load_current(c, stamp, now_ms, f, &loaded))
 		goto out;
 	if (store_count(st, c->repo, &n, err) != 0) {
 		rc = -1;
@@ -285,7 +313,6 @@ hygiene_cache_facts(const struct hygiene_cache *c, struct store *st,
 out:
 	if (rc != 0)
 		hygiene_facts_release(f);
-	free(cached);
 	free(stamp);
 	return rc;
 }
@@ -295,16 +322,15 @@ hygiene_cache_update(const struct hygiene_cache *c, struct store *st,
     int64_t now_ms, struct err *err)
 {
 	struct hygiene_facts	 f;
-	char			*stamp = stamp_read(c->db), *cached;
+	char			*stamp = stamp_read(c->db);
+	bool			 loaded;
 	int			 rc = 0;
 
-	if (!load(c, &f, &cached) || strcmp(stamp, cached) != 0 ||
-	    !hygiene_current(&f, now_ms)) {
+	if (!load_current(c, stamp, now_ms, &f, &loaded)) {
 		hygiene_facts_release(&f);
 		rc = scan_save(c, st, stamp, now_ms, &f, err);
 	}
 	hygiene_facts_release(&f);
-	free(cached);
 	free(stamp);
 	return rc;
 }

@@ -28,6 +28,15 @@ void	hygiene_cache_init(struct hygiene_cache *, const char *cache_home,
 void	hygiene_cache_release(struct hygiene_cache *);
 
 /*
+ * True if the cache holds current facts (the database has the stamp the
+ * file was written under and no memory has aged past the stale limit
+ * since): f gets them, without the database being opened. False: f is
+ * empty; use hygiene_cache_facts.
+ */
+bool	hygiene_cache_current(const struct hygiene_cache *, int64_t now_ms,
+	    struct hygiene_facts *);
+
+/*
  * The facts the reminder prints, as of now_ms. When the cache was written
  * from the database as it is now (same stamp) and no memory has aged past
  * the stale limit since, they are the cached facts. Otherwise a store of

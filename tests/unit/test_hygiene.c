@@ -153,6 +153,7 @@ static void
 the_cache_gives_the_exact_line_and_then_the_last_known_one(void)
 {
 	struct hygiene_cache	 c;
+	struct hygiene_facts	 f;
 	struct store		*st = cache_open("cache", &c);
 	char			*exact, *r;
 	bool			 refresh;
@@ -168,7 +169,12 @@ the_cache_gives_the_exact_line_and_then_the_last_known_one(void)
 	CHECK(!refresh);
 	CHECK_STR(r, exact);
 	free(r);
+	CHECK(hygiene_cache_current(&c, NOW_MS, &f));
+	CHECK_INT(f.dups, 1);
+	hygiene_facts_release(&f);
 	put(st, "dup-c", 0.5, NULL, 0, "2025-06-02T00:00:00.000Z");
+	CHECK(!hygiene_cache_current(&c, NOW_MS, &f));
+	CHECK_INT(f.nbranches, 0);
 	r = cached(&c, st, NOW_MS, 0, &refresh);
 	CHECK(refresh);
 	CHECK_STR(r, exact);
