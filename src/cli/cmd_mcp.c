@@ -6,12 +6,18 @@
  * Startup order (§2.2, host-contracts C3): store (opened by the
  * dispatcher; failure exits 1), tool context with a lazy model, setup
  * detection, then the loop. The project store (git probes) is detected
- * once initialize has been answered, and the model loads on the first
- * call that embeds: initialize costs milliseconds.
+ * once initialize has been answered, and the model stays lazy:
+ * initialize costs milliseconds. Once the client has been quiet for
+ * MCP_IDLE_MS the model is warmed up in idle steps (tool_warm: load and
+ * seed, then the two vector caches a recall reads), so the first recall
+ * and the first hook's sideband request do not pay for it; THATCH_WARMUP=0
+ * turns that off, and a step that fails is logged once and leaves the
+ * model to the first call that needs it.
  */
 #include "cli/cmd.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "host/hook.h"
@@ -20,10 +26,12 @@
 #include "host/sideband.h"
 #include "tools/tool.h"
 #include "util/log.h"
+#include "util/path.h"
 
 struct startup {
 	struct cli_ctx	*cli;
 	struct tool_ctx	*tools;
+	int		 step;		/* the next warm-up step */
 };
 
 static void
@@ -34,6 +42,22 @@ detect_store(void *arg)
 	s->tools->default_store = cli_repo(s->cli);
 }
 
+static bool
+warm_up(void *arg)
+{
+	struct startup	*s = arg;
+	struct err	 err;
+	int		 r;
+
+	r = tool_warm(s->tools, s->step, &err);
+	log_debug("mcp:warm", "step %d: %s", s->step++, r < 0 ? err.msg :
+	    "ok");
+	if (r < 0)
+		log_warn("warm-up stopped, the model will load on first use: "
+		    "%s", err.msg);
+	return r == 1;
+}
+
 static int
 cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -42,7 +66,8 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct mcp_server	*srv;
 	struct sideband		*sb = NULL;
 	struct setup_refresh	 refresh = { &setup, &ctx->paths };
-	struct startup		 startup = { ctx, &tools };
+	struct startup		 startup = { ctx, &tools, 0 };
+	const char		*warmup = path_env("THATCH_WARMUP");
 	struct err		 err;
 	char			*warning;
 	int			 rc;
@@ -53,6 +78,8 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	tools.clock = ctx->clock;
 	srv = mcp_new(&tools, 0, 1);
 	mcp_after_initialize(srv, detect_store, &startup);
+	if (warmup == NULL || strcmp(warmup, "0") != 0)
+		mcp_when_idle(srv, warm_up, &startup);
 	mcp_setup_detect(&ctx->paths, &setup);
 	if ((warning = mcp_setup_warning(&setup)) != NULL) {
 		log_warn("%s", warning);

@@ -19,6 +19,10 @@
  *     read (STYLE §7.4; the valgrind test checks it).
  *  5. SIGTERM and SIGINT are blocked except inside ppoll, so a signal never
  *     interrupts a tool call halfway: it ends the loop at the next wait.
+ *  6. The idle task runs only after the deferred startup work (after the
+ *     initialize response is written) and only when a poll of MCP_IDLE_MS
+ *     found nothing to read and no complete line is buffered: a message
+ *     waits at most one idle step.
  *
  * Deviations (host-contracts §4, C9): the protocol version is negotiated
  * instead of always "2024-11-05"; a batch (JSON array) gets one -32600
@@ -77,6 +81,9 @@ struct mcp_server {
 	size_t				 in_off;	/* start of unread */
 	bool				 skipping;	/* in an oversized line */
 	bool				 initialized;	/* initialize came */
+	bool				 started;	/* deferred work ran */
+	bool				(*idle)(void *);	/* idle step */
+	void				 *idle_arg;
 };
 
 /* The versions we speak, newest first (host-contracts §4). */
@@ -230,8 +237,16 @@ run_deferred(struct mcp_server *s)
 	size_t	i, n = s->ndeferred;
 
 	s->ndeferred = 0;
+	s->started = true;
 	for (i = 0; i < n; i++)
 		s->deferred[i].fn(s->deferred[i].arg);
+}
+
+void
+mcp_when_idle(struct mcp_server *s, bool (*step)(void *), void *arg)
+{
+	s->idle = step;
+	s->idle_arg = arg;
 }
 
 void
@@ -680,7 +695,9 @@ mcp_run(struct mcp_server *s, struct err *err)
 	sigset_t		 block, waitmask, oldmask;
 	struct pollfd		*pfd = NULL;
 	size_t			 i, n;
-	bool			 eof = false, more = false;
+	struct timespec		 now = { 0, 0 }, idle = { 0,
+				    MCP_IDLE_MS * 1000000L };
+	bool			 eof = false, more = false, waiting;
 	int			 rc = 0, r;
 
 	memset(&sa, 0, sizeof(sa));
@@ -702,13 +719,20 @@ mcp_run(struct mcp_server *s, struct err *err)
 		for (i = 1; i < n; i++)
 			pfd[i] = (struct pollfd){ s->watches[i - 1].fd,
 			    POLLIN, 0 };
-		r = ppoll(pfd, n, more ? &(struct timespec){ 0, 0 } : NULL,
+		waiting = !more && s->started && s->idle != NULL;
+		r = ppoll(pfd, n, more ? &now : waiting ? &idle : NULL,
 		    &waitmask);
 		if (r < 0 && errno == EINTR)
 			break;		/* SIGTERM / SIGINT: invariant 5 */
 		if (r < 0) {
 			rc = err_errno(err, "poll");
 			break;
+		}
+		if (r == 0 && waiting) {
+			/* idle for MCP_IDLE_MS: invariant 6 */
+			if (!s->idle(s->idle_arg))
+				s->idle = NULL;
+			continue;
 		}
 		if (!eof && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) {
 			if ((r = fill(s, err)) < 0)

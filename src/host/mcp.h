@@ -115,6 +115,20 @@ void	mcp_set_prompts(struct mcp_server *, const struct mcp_prompt *const *);
 void	mcp_after_initialize(struct mcp_server *, void (*fn)(void *),
 	    void *arg);
 
+/* How long the server must have been idle before an idle step runs. */
+#define MCP_IDLE_MS		75
+
+/*
+ * Background work for idle time, such as loading the model before the
+ * first call needs it: once the deferred startup work has run (so never
+ * before initialize is answered), step(arg) is called whenever MCP_IDLE_MS
+ * pass with no stdin line and no watched descriptor ready. It runs in the
+ * server's thread, so a message arriving meanwhile waits for it to return:
+ * keep each step short. step returns true to be called again at the next
+ * idle tick, false when it is done. One task; a second call replaces it.
+ */
+void	mcp_when_idle(struct mcp_server *, bool (*step)(void *), void *arg);
+
 /*
  * Watch fd for readability in the server's poll loop: ready(arg, fd) is
  * called between stdio messages, in the server's thread, so it may use the

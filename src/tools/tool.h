@@ -103,6 +103,18 @@ void	tool_ctx_release(struct tool_ctx *);
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 
+/*
+ * One step of warming ctx up before a call needs it (the MCP server's idle
+ * time). Step 0 loads the model from disk, never downloading, and seeds
+ * the default behaviors (tool_model); steps 1 and 2 load the store's
+ * vector cache of the default store and of "global" with a search that
+ * stamps nothing. Returns 1 when step + 1 comes next, 0 after the last
+ * step, or -1 with err set (the model cannot be loaded without the
+ * network, or the search failed); calls that need the model later load
+ * it as usual.
+ */
+int	tool_warm(struct tool_ctx *, int step, struct err *);
+
 /* Embed text with the context's model into a new vector of *dim floats. */
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);

@@ -1,7 +1,8 @@
 /*
  * tools.c — the tool table and what is generated from it: argument
  * validation, the MCP input schema, the help text; the tool context with
- * its lazily loaded model; the argument getters handlers use.
+ * its lazily loaded model and the step-wise warm-up a server runs when
+ * idle; the argument getters handlers use.
  *
  * Knows nothing of MCP framing or of hosts: the server (host/mcp.c), the
  * CLI and any adapter read the rows and call tool_validate / t->run.
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/store.h"
 #include "tools/tools.h"
 #include "util/err.h"
 #include "util/sbuf.h"
@@ -84,6 +86,37 @@ tool_model(struct tool_ctx *ctx, struct err *err)
 	}
 	tool_behavior_seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
+}
+
+int
+tool_warm(struct tool_ctx *ctx, int step, struct err *err)
+{
+	const char		*stores[2] = { ctx->default_store ?
+				    ctx->default_store : "unknown", "global" };
+	struct store_hits	 hits = { NULL, 0 };
+	struct store_query	 q;
+	float			*unit;
+	bool			 download = ctx->model_opts.download;
+	int			 rc;
+
+	if (step == 0) {
+		ctx->model_opts.download = false;
+		rc = tool_model(ctx, err) != NULL ? 1 : -1;
+		ctx->model_opts.download = download;
+		return rc;
+	}
+	memset(&q, 0, sizeof(q));
+	q.stores = &stores[step - 1];
+	q.nstores = 1;
+	q.dim = model_dim(ctx->model);
+	q.limit = 1;
+	q.min_score = -2;
+	q.vec = unit = xcalloc((size_t)q.dim, sizeof(*unit));
+	unit[0] = 1;
+	rc = store_search(ctx->store, &q, &hits, err);
+	store_hits_release(&hits);
+	free(unit);
+	return rc != 0 ? -1 : step < 2;
 }
 
 float *

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A long MCP session (hundreds of calls: remember, recall, list, show,
-# find_duplicates, verdicts, refusals, bad arguments, protocol errors)
-# under valgrind: no invalid access, no leak (STYLE §7.4: a request frees
-# all it took before the next one is read). Skipped without valgrind.
+# find_duplicates, verdicts, refusals, bad arguments, protocol errors),
+# then an idle server's warm-up, under valgrind: no invalid access, no
+# leak (STYLE §7.4: a request frees all it took before the next one is
+# read). Skipped without valgrind.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 if ! command -v valgrind >/dev/null; then
@@ -53,4 +54,24 @@ expect_eq "every request of the long session is answered" \
 expect_eq "no tool failed along the way" 0 "$(grep -c 'Tool error' responses.jsonl)"
 expect_contains "the session really recalled memories" \
     "$(cat responses.jsonl)" "[store:vg "
+
+# the idle warm-up (model, seeding into a fresh database, vector caches)
+mkdir warm && mkfifo warm/in
+THATCH_DB_PATH=$PWD/warm/thatch.db THATCH_DEBUG=mcp:warm valgrind -q \
+    --error-exitcode=99 --leak-check=full \
+    --errors-for-leak-kinds=definite,indirect \
+    --suppressions="$here/../valgrind.supp" --log-file=warm/valgrind.log \
+    "$THATCH_BIN" mcp <warm/in >warm/out 2>warm/err &
+pid=$!
+exec 7>warm/in
+echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}' >&7
+wait_for "an idle server under valgrind warms up to the vector caches" 120 \
+    grep -q 'mcp:warm\] step 2: ok' warm/debug.log
+echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_recall","arguments":{"query":"fact"}}}' >&7
+exec 7>&-
+wait "$pid"
+rc=$?
+expect_eq "the warmed-up server exits 0 with no error or leak" 0 $rc
+[ $rc -eq 0 ] || sed 's/^/     /' warm/valgrind.log | head -60
+expect_contains "and answers the recall after it" "$(cat warm/out)" '"id":1,"result"'
 finish

@@ -2,11 +2,13 @@
  * test_mcp.c — the MCP server's contracts with the other host modules:
  * setup detection and its warnings (hosts-hooks-cli §2.6), deferred
  * startup work around initialize, watched descriptors served by the loop,
- * and the one-shot notice. The wire protocol itself is tested through the
- * official client in tests/mcp/.
+ * idle steps only once initialize is answered, and the one-shot notice.
+ * The wire protocol itself is tested through the official client in
+ * tests/mcp/.
  */
 #include "check.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,10 +215,63 @@ watched_descriptors_are_served_by_the_loop(void)
 	close(side[1]);
 }
 
+struct idler {
+	int	in_w, out_r, calls;
+	char	seen[512];
+};
+
+/* First idle tick: look at what was answered; second: end the input. */
+static bool
+idle_step(void *arg)
+{
+	struct idler	*d = arg;
+	ssize_t		 n;
+
+	if (d->calls++ == 0) {
+		n = read(d->out_r, d->seen, sizeof(d->seen) - 1);
+		d->seen[n > 0 ? n : 0] = '\0';
+		return true;
+	}
+	close(d->in_w);
+	return false;
+}
+
+static void
+idle_steps_run_after_the_initialize_answer(void)
+{
+	struct tool_ctx		 ctx;
+	struct mcp_server	*s;
+	struct idler		 d;
+	const char		*init = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+				    "\"method\":\"initialize\"}\n";
+	struct err		 err;
+	int			 in[2], out[2];
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&d, 0, sizeof(d));
+	if (pipe(in) != 0 || pipe(out) != 0)
+		CHECK_FAIL("pipe");
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	d.in_w = in[1];
+	d.out_r = out[0];
+	s = mcp_new(&ctx, in[0], out[1]);
+	mcp_when_idle(s, idle_step, &d);
+	CHECK_INT(write(in[1], init, strlen(init)), (long long)strlen(init));
+	CHECK_INT(mcp_run(s, &err), 0);	/* ends when the second step closes */
+	CHECK_INT(d.calls, 2);
+	CHECK(strncmp(d.seen, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+	    "{\"protocolVersion\"", 44) == 0);
+	mcp_free(s);
+	close(in[0]);
+	close(out[0]);
+	close(out[1]);
+}
+
 CHECK_MAIN(
 	TEST(setup_outcomes_follow_the_local_then_global_file),
 	TEST(no_host_means_no_check),
 	TEST(deferred_work_runs_once_after_initialize),
 	TEST(the_notice_prefixes_the_first_tool_result_only),
-	TEST(watched_descriptors_are_served_by_the_loop)
+	TEST(watched_descriptors_are_served_by_the_loop),
+	TEST(idle_steps_run_after_the_initialize_answer)
 )
