@@ -63,6 +63,7 @@ EMBED_SRC = \
 	src/embed/blas.c \
 	src/embed/st.c \
 	src/embed/tok.c \
+	src/embed/gemm.c \
 	src/embed/bert.c \
 	src/embed/hub.c \
 	src/embed/model.c

@@ -4,18 +4,21 @@
  * with onnxruntime, to within 1e-5 per component.
  *
  * Knows tensors and shapes, not tokens or files. Matrix products go
- * through CBLAS (OpenBLAS); everything else is plain loops.
+ * through gemm.c's AVX-512/AVX2 kernels, or CBLAS (OpenBLAS, loaded only
+ * then) on CPUs without AVX2; everything else is plain loops.
  *  1. Weights are row-major [out, in] as PyTorch stores them, so every
- *     linear layer is one sgemm with B transposed; nothing is repacked and
- *     F32 weights are read straight from the file's mapping.
+ *     linear layer is one X . W^T product; nothing is repacked and F32
+ *     weights are read straight from the file's mapping.
  *  2. Q, K and V land side by side in one [n, 3H] buffer (ldc = 3H), so
  *     each head's attention reads its slices in place.
  *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config;
  *     GELU is the exact erf form, not the tanh approximation.
  *  4. bert_embed allocates nothing: all scratch lives in struct bert_ws,
  *     sized once for the longest sequence.
- *  5. Short inputs run on one BLAS thread (BERT_MT_TOKENS), longer ones on
- *     up to the configured count.
+ *  5. gemm.c's products run on the configured thread count at every
+ *     length (a short text is bound by memory bandwidth, which a second
+ *     core adds to); CBLAS runs short inputs on one thread
+ *     (BERT_MT_TOKENS).
  */
 #include "embed/bert.h"
 
@@ -27,13 +30,15 @@
 #include <jansson.h>
 
 #include "embed/blas.h"
+#include "embed/gemm.h"
 #include "embed/st.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/xmalloc.h"
 
 /*
- * Below this many tokens a second BLAS thread costs more than it gives:
+ * Without gemm.c's kernels (no AVX2), below this many tokens a second
+ * BLAS thread costs more than it gives:
  * a short text is a stream through 85 MB of weights, which OpenBLAS
  * splits badly (bge-small, 8 tokens: 11 ms on one thread, 20-30 ms on
  * two; bench/README.md). Longer texts use the configured count, which
@@ -51,6 +56,7 @@ struct layer {
 struct bert {
 	struct bert_config	 cfg;
 	int			 threads;
+	struct gemm		*gemm;		/* owned; NULL: CBLAS */
 	const struct st_tensor	*word;		/* any dtype, read per row */
 	const float		*pos, *type, *ln_g, *ln_b;
 	struct layer		*layer;		/* owned */
@@ -64,6 +70,7 @@ struct bert_ws {
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [max, max] */
+	float	*vt;			/* [H / heads, max]: V^T of a head */
 	double	*pool;			/* [H] */
 };
 
@@ -228,11 +235,12 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 	int		 l, rc = -1;
 
 	*out = NULL;
-	if (blas_open(err) != 0)
-		return -1;
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
+	b->gemm = gemm_new(b->threads);
+	if (b->gemm == NULL && blas_open(err) != 0)
+		goto out;
 	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));
 	prefix = st_find(st, "bert.embeddings.word_embeddings.weight") ?
 	    "bert." : "";
@@ -284,6 +292,7 @@ bert_free(struct bert *b)
 		free(b->copies[i]);
 	free(b->copies);
 	free(b->layer);
+	gemm_free(b->gemm);
 	free(b);
 }
 
@@ -306,6 +315,7 @@ bert_ws_new(const struct bert_config *cfg, int max_tokens)
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
 	ws->scores = ws_alloc(n, n);
+	ws->vt = ws_alloc(n, h / (size_t)cfg->heads);
 	ws->pool = xreallocarray(NULL, h, sizeof(double));
 	return ws;
 }
@@ -321,6 +331,7 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->qkv);
 	free(ws->inter);
 	free(ws->scores);
+	free(ws->vt);
 	free(ws->pool);
 	free(ws);
 }
@@ -474,9 +485,9 @@ vmax(vf a, vf b)
 	}								\
 } while (0)
 
-/* r = softmax(r) over n entries. */
+/* r = softmax(scale * r) over n entries (scale > 0). */
 CLONES static void
-softmax(float *r, int n)
+softmax(float *r, int n, float scale)
 {
 	vf	v, top = vsplat(r[0]), sum = vsplat(0);
 	float	max, s = 0;
@@ -488,7 +499,7 @@ softmax(float *r, int n)
 		max = top[j] > max ? top[j] : max;
 	for (j = n - n % VN; j < n; j++)
 		max = r[j] > max ? r[j] : max;
-	VMAP(r, n, v, v = vexp(v - vsplat(max)));
+	VMAP(r, n, v, v = vexp((v - vsplat(max)) * vsplat(scale)));
 	for (j = 0; j + VN <= n; j += VN)
 		sum += vload(r + j);
 	for (; j < n; j++)
@@ -510,68 +521,81 @@ gelu(float *y, int n)
 }
 
 
-/* y[n, out] += x[n, in] . w[out, in]^T, with leading dimension ldy. */
+/*
+ * y[n, out] += x[n, k] . w[out, k]^T (row-major, leading dimensions
+ * ldx, ldw, ldy) on up to threads threads.
+ */
 static void
-linear(const float *x, int n, int in, const float *w, int out, float *y,
-    int ldy)
+product(const struct bert *b, int threads, const float *x, int ldx, int n,
+    const float *w, int ldw, int out, int k, float *y, int ldy)
 {
-	blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in,
-	    1.0f, x, in, w, in, 1.0f, y, ldy);
+	if (b->gemm != NULL)
+		gemm_nt(b->gemm, threads, x, ldx, n, w, ldw, out, k, y, ldy);
+	else
+		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out,
+		    k, 1.0f, x, ldx, w, ldw, 1.0f, y, ldy);
 }
 
-/* Every row of y[n, w] = row: the bias that sgemm then adds onto. */
+/* Every row of y[n, w] (leading dimension ld) = row: the bias that the
+ * product then adds onto. */
 static void
-rows_set(float *y, int n, int w, const float *row)
+rows_set(float *y, int n, int w, int ld, const float *row)
 {
 	int	i;
 
 	for (i = 0; i < n; i++)
-		memcpy(y + (size_t)i * w, row, (size_t)w * sizeof(float));
+		memcpy(y + (size_t)i * ld, row, (size_t)w * sizeof(float));
 }
 
 static void
 attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
-    int n)
+    int n, int threads)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
-	float	 scale = 1.0f / sqrtf((float)d);
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, j, k;
+	float	*q, *v;
 
-	for (i = 0; i < n; i++) {
-		memcpy(ws->qkv + (size_t)i * 3 * h, L->bq, h * sizeof(float));
-		memcpy(ws->qkv + (size_t)i * 3 * h + h, L->bk,
-		    h * sizeof(float));
-		memcpy(ws->qkv + (size_t)i * 3 * h + 2 * h, L->bv,
-		    h * sizeof(float));
-	}
-	linear(ws->x, n, h, L->wq, h, ws->qkv, 3 * h);
-	linear(ws->x, n, h, L->wk, h, ws->qkv + h, 3 * h);
-	linear(ws->x, n, h, L->wv, h, ws->qkv + 2 * h, 3 * h);
+	rows_set(ws->qkv, n, h, 3 * h, L->bq);
+	rows_set(ws->qkv + h, n, h, 3 * h, L->bk);
+	rows_set(ws->qkv + 2 * h, n, h, 3 * h, L->bv);
+	product(b, threads, ws->x, h, n, L->wq, h, h, h, ws->qkv, 3 * h);
+	product(b, threads, ws->x, h, n, L->wk, h, h, h, ws->qkv + h, 3 * h);
+	product(b, threads, ws->x, h, n, L->wv, h, h, h, ws->qkv + 2 * h,
+	    3 * h);
 	for (k = 0; k < b->cfg.heads; k++) {
-		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
-		    scale, ws->qkv + k * d, 3 * h, ws->qkv + h + k * d,
-		    3 * h, 0, ws->scores, n);
+		q = ws->qkv + k * d;
+		v = ws->qkv + 2 * h + k * d;
+		memset(ws->scores, 0, (size_t)n * n * sizeof(float));
+		product(b, 1, q, 3 * h, n, q + h, 3 * h, n, d, ws->scores, n);
 		for (i = 0; i < n; i++)
-			softmax(ws->scores + (size_t)i * n, n);
-		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
-		    n, 1, ws->scores, n, ws->qkv + 2 * h + k * d, 3 * h, 0,
+			softmax(ws->scores + (size_t)i * n, n,
+			    1.0f / sqrtf((float)d));
+		/* ctx = P . V = P . (V^T)^T */
+		for (i = 0; i < n; i++)
+			for (j = 0; j < d; j++)
+				ws->vt[(size_t)j * n + i] = v[(size_t)i * 3 *
+				    h + j];
+		for (i = 0; i < n; i++)
+			memset(ws->ctx + (size_t)i * h + k * d, 0,
+			    (size_t)d * sizeof(float));
+		product(b, 1, ws->scores, n, n, ws->vt, n, d, n,
 		    ws->ctx + k * d, h);
 	}
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
-	linear(ws->ctx, n, h, L->wo, h, ws->tmp, h);
+	product(b, threads, ws->ctx, h, n, L->wo, h, h, h, ws->tmp, h);
 	layer_norm(ws->tmp, n, h, L->bo, L->ln1_g, L->ln1_b, b->cfg.eps);
 }
 
 static void
 feed_forward(const struct bert *b, const struct layer *L,
-    struct bert_ws *ws, int n)
+    struct bert_ws *ws, int n, int threads)
 {
 	int	h = b->cfg.hidden, in = b->cfg.inter;
 
-	rows_set(ws->inter, n, in, L->bi);
-	linear(ws->tmp, n, h, L->wi, in, ws->inter, in);
+	rows_set(ws->inter, n, in, in, L->bi);
+	product(b, threads, ws->tmp, h, n, L->wi, h, in, h, ws->inter, in);
 	gelu(ws->inter, n * in);
 	memcpy(ws->x, ws->tmp, (size_t)n * h * sizeof(float));
-	linear(ws->inter, n, in, L->wd, h, ws->x, h);
+	product(b, threads, ws->inter, in, n, L->wd, in, h, in, ws->x, h);
 	layer_norm(ws->x, n, h, L->bd, L->ln2_g, L->ln2_b, b->cfg.eps);
 }
 
@@ -579,11 +603,15 @@ void
 bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
     int n, float *out)
 {
-	int	 h = b->cfg.hidden, i, j, l;
+	int	 h = b->cfg.hidden, i, j, l, threads;
 	double	*sum = ws->pool, norm = 0;
 	float	*r;
 
-	blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
+	threads = b->threads;
+	if (b->gemm == NULL) {
+		threads = n < BERT_MT_TOKENS ? 1 : b->threads;
+		blas_set_threads(threads);
+	}
 	for (i = 0; i < n; i++) {
 		r = ws->x + (size_t)i * h;
 		st_read(b->word, (int64_t)ids[i] * h, h, r);
@@ -592,8 +620,8 @@ bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
 	}
 	layer_norm(ws->x, n, h, NULL, b->ln_g, b->ln_b, b->cfg.eps);
 	for (l = 0; l < b->cfg.layers; l++) {
-		attention(b, &b->layer[l], ws, n);
-		feed_forward(b, &b->layer[l], ws, n);
+		attention(b, &b->layer[l], ws, n, threads);
+		feed_forward(b, &b->layer[l], ws, n, threads);
 	}
 	for (j = 0; j < h; j++)
 		sum[j] = 0;

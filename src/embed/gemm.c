@@ -1,0 +1,396 @@
+/*
+ * gemm.c — Y += X . W^T for the encoder's linear layers and attention
+ * scores, with AVX-512 or AVX2 FMA kernels chosen at run time and a pool
+ * of persistent threads that split the rows of W.
+ *
+ * Why not sgemm: a short text is a stream through every weight once, and
+ * sgemm first packs W into its own layout, reading and writing each
+ * weight before using it. Here each row of W is dotted in place against
+ * up to eight rows of X held in L1, so a weight costs one read.
+ *  1. Sums are float, sixteen (AVX-512) or eight (AVX2) partial sums per
+ *     output, added at the end: the rounding of any blocked sgemm, well
+ *     inside test_bert's 1e-5.
+ *  2. Rows of W are taken in blocks of GEMM_OB, and every tile of X runs
+ *     through a block before the next block starts, so a block stays in
+ *     L2 while the tiles of X come from L1.
+ *  3. A product on t threads gives thread i the i-th of t contiguous
+ *     slices of W's rows; threads never write the same output.
+ *  4. The pool's workers are the only threads here: they start on the
+ *     first product that wants them, wait for work by spinning briefly
+ *     and then sleeping on a condition variable, and exit in gemm_free.
+ *     The caller runs slice 0 itself and returns only when every slice is
+ *     done, so a product is a plain function call to its caller.
+ */
+#include "embed/gemm.h"
+
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "util/xmalloc.h"
+
+#define GEMM_OB		48	/* rows of W per block (a multiple of 3) */
+#define GEMM_SPIN	4000	/* pause instructions before sleeping */
+
+struct job {
+	const float	*x, *w;
+	float		*y;
+	int		 ldx, ldw, ldy, n, out, k, threads;
+};
+
+typedef void	kernel_fn(const struct job *, int o0, int o1);
+
+struct gemm {
+	kernel_fn		*kernel;
+	int			 max, started;	/* threads; workers running */
+	pthread_t		*tid;		/* [max - 1] */
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 go, done;
+	atomic_uint		 gen;		/* bumped per product */
+	atomic_int		 pending;	/* slices not yet done */
+	bool			 quit;
+	struct job		 job;
+};
+
+/* ---- AVX-512: tiles of 8 rows of X by 3 rows of W ---- */
+
+#define A512	__attribute__((target("avx512f")))
+#define INLINE	static inline __attribute__((always_inline))
+
+INLINE A512 void
+tile512(const struct job *jb, int i0, int o0, const int ti, const int to)
+{
+	const float	*x = jb->x + (size_t)i0 * jb->ldx;
+	const float	*w = jb->w + (size_t)o0 * jb->ldw;
+	__m512		 acc[8][3], xv, wv[3];
+	__mmask16	 m;
+	int		 i, o, j, k = jb->k;
+
+#pragma GCC unroll 8
+	for (i = 0; i < ti; i++)
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			acc[i][o] = _mm512_setzero_ps();
+	for (j = 0; j + 16 <= k; j += 16) {
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			wv[o] = _mm512_loadu_ps(w + (size_t)o * jb->ldw + j);
+#pragma GCC unroll 8
+		for (i = 0; i < ti; i++) {
+			xv = _mm512_loadu_ps(x + (size_t)i * jb->ldx + j);
+#pragma GCC unroll 8
+			for (o = 0; o < to; o++)
+				acc[i][o] = _mm512_fmadd_ps(xv, wv[o],
+				    acc[i][o]);
+		}
+	}
+	if (j < k) {
+		m = (__mmask16)((1u << (k - j)) - 1);
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			wv[o] = _mm512_maskz_loadu_ps(m,
+			    w + (size_t)o * jb->ldw + j);
+#pragma GCC unroll 8
+		for (i = 0; i < ti; i++) {
+			xv = _mm512_maskz_loadu_ps(m,
+			    x + (size_t)i * jb->ldx + j);
+#pragma GCC unroll 8
+			for (o = 0; o < to; o++)
+				acc[i][o] = _mm512_fmadd_ps(xv, wv[o],
+				    acc[i][o]);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < ti; i++)
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			jb->y[(size_t)(i0 + i) * jb->ldy + o0 + o] +=
+			    _mm512_reduce_add_ps(acc[i][o]);
+}
+
+/* A tile at the edge: fewer than 8 rows of X or 3 of W. */
+static A512 void
+edge512(const struct job *jb, int i0, int o0, int ti, int to)
+{
+#define E(a, b)	case (a) * 4 + (b): tile512(jb, i0, o0, a, b); break
+#define E3(a)	E(a, 1); E(a, 2); E(a, 3)
+	switch (ti * 4 + to) {
+	E3(1); E3(2); E3(3); E3(4); E3(5); E3(6); E3(7); E3(8);
+	}
+#undef E3
+#undef E
+}
+
+static A512 void
+kernel512(const struct job *jb, int o0, int o1)
+{
+	int	ob, oe, i, o;
+
+	for (ob = o0; ob < o1; ob = oe) {
+		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
+		for (i = 0; i < jb->n; i += 8) {
+			for (o = ob; o < oe; o += 3) {
+				if (i + 8 <= jb->n && o + 3 <= oe)
+					tile512(jb, i, o, 8, 3);
+				else
+					edge512(jb, i, o, jb->n - i < 8 ?
+					    jb->n - i : 8, oe - o < 3 ?
+					    oe - o : 3);
+			}
+		}
+	}
+}
+
+/* ---- AVX2 + FMA: tiles of 4 rows of X by 3 rows of W ---- */
+
+#define A256	__attribute__((target("avx2,fma")))
+
+INLINE A256 float
+hsum256(__m256 v)
+{
+	__m128	s = _mm_add_ps(_mm256_castps256_ps128(v),
+		    _mm256_extractf128_ps(v, 1));
+
+	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+	s = _mm_add_ss(s, _mm_movehdup_ps(s));
+	return _mm_cvtss_f32(s);
+}
+
+INLINE A256 void
+tile256(const struct job *jb, int i0, int o0, const int ti, const int to)
+{
+	const float	*x = jb->x + (size_t)i0 * jb->ldx;
+	const float	*w = jb->w + (size_t)o0 * jb->ldw;
+	__m256		 acc[4][3], xv, wv[3];
+	__m256i		 m;
+	int		 i, o, j, k = jb->k;
+
+#pragma GCC unroll 8
+	for (i = 0; i < ti; i++)
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			acc[i][o] = _mm256_setzero_ps();
+	for (j = 0; j + 8 <= k; j += 8) {
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			wv[o] = _mm256_loadu_ps(w + (size_t)o * jb->ldw + j);
+#pragma GCC unroll 8
+		for (i = 0; i < ti; i++) {
+			xv = _mm256_loadu_ps(x + (size_t)i * jb->ldx + j);
+#pragma GCC unroll 8
+			for (o = 0; o < to; o++)
+				acc[i][o] = _mm256_fmadd_ps(xv, wv[o],
+				    acc[i][o]);
+		}
+	}
+	if (j < k) {
+		m = _mm256_cmpgt_epi32(_mm256_set1_epi32(k - j),
+		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			wv[o] = _mm256_maskload_ps(w + (size_t)o * jb->ldw +
+			    j, m);
+#pragma GCC unroll 8
+		for (i = 0; i < ti; i++) {
+			xv = _mm256_maskload_ps(x + (size_t)i * jb->ldx + j,
+			    m);
+#pragma GCC unroll 8
+			for (o = 0; o < to; o++)
+				acc[i][o] = _mm256_fmadd_ps(xv, wv[o],
+				    acc[i][o]);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < ti; i++)
+#pragma GCC unroll 8
+		for (o = 0; o < to; o++)
+			jb->y[(size_t)(i0 + i) * jb->ldy + o0 + o] +=
+			    hsum256(acc[i][o]);
+}
+
+static A256 void
+edge256(const struct job *jb, int i0, int o0, int ti, int to)
+{
+#define E(a, b)	case (a) * 4 + (b): tile256(jb, i0, o0, a, b); break
+#define E3(a)	E(a, 1); E(a, 2); E(a, 3)
+	switch (ti * 4 + to) {
+	E3(1); E3(2); E3(3); E3(4);
+	}
+#undef E3
+#undef E
+}
+
+static A256 void
+kernel256(const struct job *jb, int o0, int o1)
+{
+	int	ob, oe, i, o;
+
+	for (ob = o0; ob < o1; ob = oe) {
+		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
+		for (i = 0; i < jb->n; i += 4) {
+			for (o = ob; o < oe; o += 3) {
+				if (i + 4 <= jb->n && o + 3 <= oe)
+					tile256(jb, i, o, 4, 3);
+				else
+					edge256(jb, i, o, jb->n - i < 4 ?
+					    jb->n - i : 4, oe - o < 3 ?
+					    oe - o : 3);
+			}
+		}
+	}
+}
+
+/* ---- the pool ---- */
+
+/* Slice t of the current product's rows of W, in multiples of 3. */
+static void
+slice_run(struct gemm *g, int t)
+{
+	const struct job	*jb = &g->job;
+	int			 per = (jb->out + jb->threads - 1) / jb->threads;
+	int			 o0, o1;
+
+	per = (per + 2) / 3 * 3;
+	o0 = t * per;
+	o1 = o0 + per < jb->out ? o0 + per : jb->out;
+	if (o0 < o1)
+		g->kernel(jb, o0, o1);
+}
+
+struct worker {
+	struct gemm	*g;
+	int		 t;
+	unsigned	 seen;	/* gen at creation: later ones are work */
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker	 w = *(struct worker *)arg;
+	struct gemm	*g = w.g;
+	unsigned	 seen = w.seen;
+	int		 spin;
+	bool		 quit;
+
+	free(arg);
+	for (;;) {
+		for (spin = 0; spin < GEMM_SPIN &&
+		    atomic_load_explicit(&g->gen, memory_order_acquire) ==
+		    seen; spin++)
+			_mm_pause();
+		pthread_mutex_lock(&g->mu);
+		while (atomic_load(&g->gen) == seen && !g->quit)
+			pthread_cond_wait(&g->go, &g->mu);
+		quit = g->quit;
+		pthread_mutex_unlock(&g->mu);
+		if (quit)
+			return NULL;
+		seen = atomic_load(&g->gen);
+		if (w.t < g->job.threads)
+			slice_run(g, w.t);
+		if (atomic_fetch_sub(&g->pending, 1) == 1) {
+			pthread_mutex_lock(&g->mu);
+			pthread_cond_signal(&g->done);
+			pthread_mutex_unlock(&g->mu);
+		}
+	}
+}
+
+/* Start the workers; on failure the pool stays single-threaded. */
+static void
+pool_start(struct gemm *g)
+{
+	struct worker	*w;
+
+	g->tid = xreallocarray(NULL, (size_t)g->max, sizeof(*g->tid));
+	for (g->started = 0; g->started < g->max - 1; g->started++) {
+		w = xmalloc(sizeof(*w));
+		w->g = g;
+		w->t = g->started + 1;
+		w->seen = atomic_load(&g->gen);
+		if (pthread_create(&g->tid[g->started], NULL, worker_main,
+		    w) != 0) {
+			free(w);
+			break;
+		}
+	}
+	g->max = g->started + 1;
+}
+
+struct gemm *
+gemm_new(int threads)
+{
+	struct gemm	*g;
+	kernel_fn	*k = NULL;
+
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f"))
+		k = kernel512;
+	else if (__builtin_cpu_supports("avx2") &&
+	    __builtin_cpu_supports("fma"))
+		k = kernel256;
+	if (k == NULL)
+		return NULL;
+	g = xcalloc(1, sizeof(*g));
+	g->kernel = k;
+	g->max = threads < 1 ? 1 : threads;
+	g->started = -1;
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->go, NULL);
+	pthread_cond_init(&g->done, NULL);
+	return g;
+}
+
+void
+gemm_free(struct gemm *g)
+{
+	int	i;
+
+	if (g == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->quit = true;
+	pthread_cond_broadcast(&g->go);
+	pthread_mutex_unlock(&g->mu);
+	for (i = 0; i < g->started; i++)
+		pthread_join(g->tid[i], NULL);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->go);
+	pthread_cond_destroy(&g->done);
+	free(g->tid);
+	free(g);
+}
+
+void
+gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
+    const float *w, int ldw, int out, int k, float *y, int ldy)
+{
+	int	spin;
+
+	g->job = (struct job){ .x = x, .w = w, .y = y, .ldx = ldx,
+	    .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
+	    .threads = 1 };
+	if (threads > 1 && g->started < 0)
+		pool_start(g);
+	if (threads > g->max)
+		threads = g->max;
+	if (threads <= 1 || out < 6) {
+		g->kernel(&g->job, 0, out);
+		return;
+	}
+	g->job.threads = threads;
+	atomic_store(&g->pending, g->started);
+	pthread_mutex_lock(&g->mu);
+	atomic_fetch_add(&g->gen, 1);
+	pthread_cond_broadcast(&g->go);
+	pthread_mutex_unlock(&g->mu);
+	slice_run(g, 0);
+	for (spin = 0; spin < GEMM_SPIN && atomic_load(&g->pending) > 0;
+	    spin++)
+		_mm_pause();
+	pthread_mutex_lock(&g->mu);
+	while (atomic_load(&g->pending) > 0)
+		pthread_cond_wait(&g->done, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}

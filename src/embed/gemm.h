@@ -1,0 +1,25 @@
+/* gemm.h — the encoder's matrix products on a small thread pool (gemm.c). */
+#ifndef THATCH_EMBED_GEMM_H
+#define THATCH_EMBED_GEMM_H
+
+/* A pool of threads - 1 workers plus the calling thread. */
+struct gemm;
+
+/*
+ * A pool for up to threads threads (>= 1); workers start on the first
+ * product that uses them. Returns NULL when this CPU has neither AVX-512
+ * nor AVX2 with FMA: the caller then multiplies with CBLAS.
+ */
+struct gemm	*gemm_new(int threads);
+void		 gemm_free(struct gemm *);
+
+/*
+ * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < out, j < k: X times
+ * W transposed, W row-major [out, k] as PyTorch stores linear layers.
+ * Each row of W is read once per block of eight rows of X, straight from
+ * where it lies. threads (1 .. the pool's) split the rows of W.
+ */
+void	gemm_nt(struct gemm *, int threads, const float *x, int ldx, int n,
+	    const float *w, int ldw, int out, int k, float *y, int ldy);
+
+#endif
