@@ -32,17 +32,24 @@
 
 #define GEMM_OB		48	/* rows of W per block (a multiple of 3) */
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
+#define GEMM_WIDE_N	16	/* rows of X from which the wide kernel runs */
+
+struct job;
+typedef void	kernel_fn(const struct job *, int o0, int o1);
 
 struct job {
+	kernel_fn	*kernel;
 	const float	*x, *w;
+	const float	*xt;		/* wide kernel: X^T, [k, npad] */
 	float		*y;
-	int		 ldx, ldw, ldy, n, out, k, threads;
+	int		 ldx, ldw, ldy, n, out, k, threads, npad;
 };
-
-typedef void	kernel_fn(const struct job *, int o0, int o1);
 
 struct gemm {
 	kernel_fn		*kernel;
+	kernel_fn		*wide;		/* NULL: none for this CPU */
+	float			*xt;		/* X^T for wide */
+	size_t			 xt_cap;	/* floats */
 	int			 max, started;	/* threads; workers running */
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
@@ -137,6 +144,70 @@ kernel512(const struct job *jb, int o0, int o1)
 					edge512(jb, i, o, jb->n - i < 8 ?
 					    jb->n - i : 8, oe - o < 3 ?
 					    oe - o : 3);
+			}
+		}
+	}
+}
+
+/*
+ * Wide: for GEMM_WIDE_N or more rows of X, tiles of 12 rows of W by 16
+ * or 32 rows of X, from X^T (built once per product): each step of j
+ * broadcasts w[o][j] from its row in place and multiplies it into
+ * sixteen rows of X at once, so no horizontal sums are needed.
+ */
+INLINE A512 void
+wtile512(const struct job *jb, int i0, int o0, int to, const int nv)
+{
+	const float	*w[12], *xt = jb->xt + i0;
+	__m512		 acc[12][2], x0, x1 = _mm512_setzero_ps();
+	float		 lane[16], *y;
+	int		 r, v, l, j, ni;
+
+	for (r = 0; r < 12; r++)
+		w[r] = jb->w + (size_t)(o0 + (r < to ? r : to - 1)) * jb->ldw;
+#pragma GCC unroll 12
+	for (r = 0; r < 12; r++)
+		acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+	for (j = 0; j < jb->k; j++) {
+		x0 = _mm512_loadu_ps(xt + (size_t)j * jb->npad);
+		if (nv > 1)
+			x1 = _mm512_loadu_ps(xt + (size_t)j * jb->npad + 16);
+#pragma GCC unroll 12
+		for (r = 0; r < 12; r++) {
+			acc[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(w[r][j]),
+			    x0, acc[r][0]);
+			if (nv > 1)
+				acc[r][1] = _mm512_fmadd_ps(
+				    _mm512_set1_ps(w[r][j]), x1, acc[r][1]);
+		}
+	}
+	for (r = 0; r < to; r++) {
+		for (v = 0; v < nv; v++) {
+			_mm512_storeu_ps(lane, acc[r][v]);
+			ni = jb->n - i0 - 16 * v;
+			ni = ni < 16 ? ni : 16;
+			y = jb->y + (size_t)(i0 + 16 * v) * jb->ldy + o0 + r;
+			for (l = 0; l < ni; l++)
+				y[(size_t)l * jb->ldy] += lane[l];
+		}
+	}
+}
+
+static A512 void
+wide512(const struct job *jb, int o0, int o1)
+{
+	int	ob, oe, i, o;
+
+	for (ob = o0; ob < o1; ob = oe) {
+		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
+		for (i = 0; i < jb->n; i += 32) {
+			for (o = ob; o < oe; o += 12) {
+				if (i + 16 < jb->n)
+					wtile512(jb, i, o, oe - o < 12 ?
+					    oe - o : 12, 2);
+				else
+					wtile512(jb, i, o, oe - o < 12 ?
+					    oe - o : 12, 1);
 			}
 		}
 	}
@@ -255,7 +326,7 @@ slice_run(struct gemm *g, int t)
 	o0 = t * per;
 	o1 = o0 + per < jb->out ? o0 + per : jb->out;
 	if (o0 < o1)
-		g->kernel(jb, o0, o1);
+		jb->kernel(jb, o0, o1);
 }
 
 struct worker {
@@ -334,6 +405,7 @@ gemm_new(int threads)
 		return NULL;
 	g = xcalloc(1, sizeof(*g));
 	g->kernel = k;
+	g->wide = k == kernel512 ? wide512 : NULL;
 	g->max = threads < 1 ? 1 : threads;
 	g->started = -1;
 	pthread_mutex_init(&g->mu, NULL);
@@ -359,7 +431,32 @@ gemm_free(struct gemm *g)
 	pthread_cond_destroy(&g->go);
 	pthread_cond_destroy(&g->done);
 	free(g->tid);
+	free(g->xt);
 	free(g);
+}
+
+/* The wide kernel's X^T: [k, npad], npad = n rounded up to 16, zero
+ * padded. */
+static void
+transpose(struct gemm *g, const float *x, int ldx, int n, int k)
+{
+	int	npad = (n + 15) / 16 * 16, i, j;
+	size_t	need = (size_t)npad * (size_t)k;
+
+	if (need > g->xt_cap) {
+		free(g->xt);
+		g->xt = xreallocarray(NULL, need, sizeof(float));
+		g->xt_cap = need;
+	}
+	for (j = 0; j < k; j++) {
+		for (i = 0; i < n; i++)
+			g->xt[(size_t)j * npad + i] = x[(size_t)i * ldx + j];
+		for (; i < npad; i++)
+			g->xt[(size_t)j * npad + i] = 0;
+	}
+	g->job.kernel = g->wide;
+	g->job.xt = g->xt;
+	g->job.npad = npad;
 }
 
 void
@@ -368,15 +465,17 @@ gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
 {
 	int	spin;
 
-	g->job = (struct job){ .x = x, .w = w, .y = y, .ldx = ldx,
-	    .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
+	g->job = (struct job){ .kernel = g->kernel, .x = x, .w = w, .y = y,
+	    .ldx = ldx, .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
 	    .threads = 1 };
+	if (g->wide != NULL && n >= GEMM_WIDE_N)
+		transpose(g, x, ldx, n, k);
 	if (threads > 1 && g->started < 0)
 		pool_start(g);
 	if (threads > g->max)
 		threads = g->max;
 	if (threads <= 1 || out < 6) {
-		g->kernel(&g->job, 0, out);
+		g->job.kernel(&g->job, 0, out);
 		return;
 	}
 	g->job.threads = threads;
