@@ -70,7 +70,6 @@ struct bert_ws {
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [max, max] */
-	float	*vt;			/* [H / heads, max]: V^T of a head */
 	double	*pool;			/* [H] */
 };
 
@@ -315,7 +314,6 @@ bert_ws_new(const struct bert_config *cfg, int max_tokens)
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
 	ws->scores = ws_alloc(n, n);
-	ws->vt = ws_alloc(n, h / (size_t)cfg->heads);
 	ws->pool = xreallocarray(NULL, h, sizeof(double));
 	return ws;
 }
@@ -331,7 +329,6 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->qkv);
 	free(ws->inter);
 	free(ws->scores);
-	free(ws->vt);
 	free(ws->pool);
 	free(ws);
 }
@@ -551,7 +548,7 @@ static void
 attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
     int n, int threads)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, j, k;
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
 	float	*q, *v;
 
 	rows_set(ws->qkv, n, h, 3 * h, L->bq);
@@ -569,15 +566,17 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 		for (i = 0; i < n; i++)
 			softmax(ws->scores + (size_t)i * n, n,
 			    1.0f / sqrtf((float)d));
-		/* ctx = P . V = P . (V^T)^T */
-		for (i = 0; i < n; i++)
-			for (j = 0; j < d; j++)
-				ws->vt[(size_t)j * n + i] = v[(size_t)i * 3 *
-				    h + j];
+		/* ctx = P . V */
+		if (b->gemm == NULL) {
+			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+			    n, d, n, 1, ws->scores, n, v, 3 * h, 0,
+			    ws->ctx + k * d, h);
+			continue;
+		}
 		for (i = 0; i < n; i++)
 			memset(ws->ctx + (size_t)i * h + k * d, 0,
 			    (size_t)d * sizeof(float));
-		product(b, 1, ws->scores, n, n, ws->vt, n, d, n,
+		gemm_nn(b->gemm, ws->scores, n, n, v, 3 * h, d, n,
 		    ws->ctx + k * d, h);
 	}
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));

@@ -160,8 +160,8 @@ wtile512(const struct job *jb, int i0, int o0, int to, const int nv)
 {
 	const float	*w[12], *xt = jb->xt + i0;
 	__m512		 acc[12][2], x0, x1 = _mm512_setzero_ps();
-	float		 lane[16], *y;
-	int		 r, v, l, j, ni;
+	float		 lane[12][32], *y;
+	int		 r, l, j, ni;
 
 	for (r = 0; r < 12; r++)
 		w[r] = jb->w + (size_t)(o0 + (r < to ? r : to - 1)) * jb->ldw;
@@ -181,15 +181,18 @@ wtile512(const struct job *jb, int i0, int o0, int to, const int nv)
 				    _mm512_set1_ps(w[r][j]), x1, acc[r][1]);
 		}
 	}
-	for (r = 0; r < to; r++) {
-		for (v = 0; v < nv; v++) {
-			_mm512_storeu_ps(lane, acc[r][v]);
-			ni = jb->n - i0 - 16 * v;
-			ni = ni < 16 ? ni : 16;
-			y = jb->y + (size_t)(i0 + 16 * v) * jb->ldy + o0 + r;
-			for (l = 0; l < ni; l++)
-				y[(size_t)l * jb->ldy] += lane[l];
-		}
+#pragma GCC unroll 12
+	for (r = 0; r < 12; r++) {
+		_mm512_storeu_ps(lane[r], acc[r][0]);
+		if (nv > 1)
+			_mm512_storeu_ps(lane[r] + 16, acc[r][1]);
+	}
+	/* row by row of Y, so that each row's outputs are adjacent */
+	ni = jb->n - i0 < 16 * nv ? jb->n - i0 : 16 * nv;
+	for (l = 0; l < ni; l++) {
+		y = jb->y + (size_t)(i0 + l) * jb->ldy + o0;
+		for (r = 0; r < to; r++)
+			y[r] += lane[r][l];
 	}
 }
 
@@ -211,6 +214,59 @@ wide512(const struct job *jb, int o0, int o1)
 			}
 		}
 	}
+}
+
+/* y[i][c] += sum_j x[i][j] v[j][c] for rows i0 .. i0 + ti (<= 12). */
+INLINE A512 void
+ntile512(const struct job *jb, int i0, const int ti)
+{
+	__m512		 acc[12][2], v0, v1;
+	__mmask16	 m0, m1;
+	float		*y;
+	int		 r, j, c;
+
+	for (c = 0; c < jb->out; c += 32) {
+		m0 = (__mmask16)(jb->out - c >= 16 ? 0xffff :
+		    (1u << (jb->out - c)) - 1);
+		m1 = (__mmask16)(jb->out - c >= 32 ? 0xffff :
+		    jb->out - c <= 16 ? 0 : (1u << (jb->out - c - 16)) - 1);
+#pragma GCC unroll 12
+		for (r = 0; r < ti; r++)
+			acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+		for (j = 0; j < jb->k; j++) {
+			v0 = _mm512_maskz_loadu_ps(m0, jb->w +
+			    (size_t)j * jb->ldw + c);
+			v1 = _mm512_maskz_loadu_ps(m1, jb->w +
+			    (size_t)j * jb->ldw + c + 16);
+#pragma GCC unroll 12
+			for (r = 0; r < ti; r++) {
+				acc[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(
+				    jb->x[(size_t)(i0 + r) * jb->ldx + j]), v0,
+				    acc[r][0]);
+				acc[r][1] = _mm512_fmadd_ps(_mm512_set1_ps(
+				    jb->x[(size_t)(i0 + r) * jb->ldx + j]), v1,
+				    acc[r][1]);
+			}
+		}
+		for (r = 0; r < ti; r++) {
+			y = jb->y + (size_t)(i0 + r) * jb->ldy + c;
+			_mm512_mask_storeu_ps(y, m0, _mm512_add_ps(acc[r][0],
+			    _mm512_maskz_loadu_ps(m0, y)));
+			_mm512_mask_storeu_ps(y + 16, m1, _mm512_add_ps(
+			    acc[r][1], _mm512_maskz_loadu_ps(m1, y + 16)));
+		}
+	}
+}
+
+static A512 void
+nn512(const struct job *jb)
+{
+	int	i;
+
+	for (i = 0; i + 12 <= jb->n; i += 12)
+		ntile512(jb, i, 12);
+	for (; i < jb->n; i++)
+		ntile512(jb, i, 1);
 }
 
 /* ---- AVX2 + FMA: tiles of 4 rows of X by 3 rows of W ---- */
@@ -436,20 +492,28 @@ gemm_free(struct gemm *g)
 }
 
 /* The wide kernel's X^T: [k, npad], npad = n rounded up to 16, zero
- * padded. */
-static void
+ * padded; sixteen rows of X gathered at a time. */
+static A512 void
 transpose(struct gemm *g, const float *x, int ldx, int n, int k)
 {
-	int	npad = (n + 15) / 16 * 16, i, j;
-	size_t	need = (size_t)npad * (size_t)k;
+	int	 npad = (n + 15) / 16 * 16, i, j;
+	size_t	 need = (size_t)npad * (size_t)k;
+	__m512i	 idx = _mm512_mullo_epi32(_mm512_set1_epi32(ldx),
+		    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+		    12, 13, 14, 15));
 
 	if (need > g->xt_cap) {
 		free(g->xt);
 		g->xt = xreallocarray(NULL, need, sizeof(float));
 		g->xt_cap = need;
 	}
+	for (i = 0; i + 16 <= n; i += 16)
+		for (j = 0; j < k; j++)
+			_mm512_storeu_ps(g->xt + (size_t)j * npad + i,
+			    _mm512_i32gather_ps(idx, x + (size_t)i * ldx + j,
+			    4));
 	for (j = 0; j < k; j++) {
-		for (i = 0; i < n; i++)
+		for (i = n - n % 16; i < n; i++)
 			g->xt[(size_t)j * npad + i] = x[(size_t)i * ldx + j];
 		for (; i < npad; i++)
 			g->xt[(size_t)j * npad + i] = 0;
@@ -457,6 +521,25 @@ transpose(struct gemm *g, const float *x, int ldx, int n, int k)
 	g->job.kernel = g->wide;
 	g->job.xt = g->xt;
 	g->job.npad = npad;
+}
+
+void
+gemm_nn(struct gemm *g, const float *x, int ldx, int n, const float *v,
+    int ldv, int d, int k, float *y, int ldy)
+{
+	struct job	jb = { .x = x, .w = v, .y = y, .ldx = ldx, .ldw = ldv,
+			    .ldy = ldy, .n = n, .out = d, .k = k };
+	int		i, j, c;
+
+	if (g->wide != NULL) {
+		nn512(&jb);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < k; j++)
+			for (c = 0; c < d; c++)
+				y[(size_t)i * ldy + c] += x[(size_t)i * ldx +
+				    j] * v[(size_t)j * ldv + c];
 }
 
 void

@@ -22,4 +22,12 @@ void		 gemm_free(struct gemm *);
 void	gemm_nt(struct gemm *, int threads, const float *x, int ldx, int n,
 	    const float *w, int ldw, int out, int k, float *y, int ldy);
 
+/*
+ * y[i][c] += sum_j x[i][j] * v[j][c] for i < n, c < d, j < k: X times V,
+ * both row-major (attention's probabilities times values), on the
+ * calling thread.
+ */
+void	gemm_nn(struct gemm *, const float *x, int ldx, int n,
+	    const float *v, int ldv, int d, int k, float *y, int ldy);
+
 #endif
