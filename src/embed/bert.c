@@ -69,7 +69,8 @@ struct bert_ws {
 	float	*x, *tmp, *ctx;		/* [max, H] */
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
-	float	*scores;		/* [max, max] */
+	float	*scores;		/* [threads, max, max] */
+	float	*kt;			/* [threads, H / heads, max] */
 	double	*pool;			/* [H] */
 };
 
@@ -302,10 +303,12 @@ ws_alloc(size_t rows, size_t cols)
 }
 
 struct bert_ws *
-bert_ws_new(const struct bert_config *cfg, int max_tokens)
+bert_ws_new(const struct bert *b, int max_tokens)
 {
+	const struct bert_config *cfg = &b->cfg;
 	struct bert_ws	*ws = xcalloc(1, sizeof(*ws));
 	size_t		 n = (size_t)max_tokens, h = (size_t)cfg->hidden;
+	size_t		 t = (size_t)b->threads;
 
 	ws->max = max_tokens;
 	ws->x = ws_alloc(n, h);
@@ -313,7 +316,8 @@ bert_ws_new(const struct bert_config *cfg, int max_tokens)
 	ws->ctx = ws_alloc(n, h);
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
-	ws->scores = ws_alloc(n, n);
+	ws->scores = ws_alloc(t * n, n);
+	ws->kt = ws_alloc(t * n, h / (size_t)cfg->heads);
 	ws->pool = xreallocarray(NULL, h, sizeof(double));
 	return ws;
 }
@@ -329,6 +333,7 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->qkv);
 	free(ws->inter);
 	free(ws->scores);
+	free(ws->kt);
 	free(ws->pool);
 	free(ws);
 }
@@ -544,12 +549,79 @@ rows_set(float *y, int n, int w, int ld, const float *row)
 		memcpy(y + (size_t)i * ld, row, (size_t)w * sizeof(float));
 }
 
+/* One layer's heads, for attention_heads. */
+struct heads {
+	const struct bert	*b;
+	struct bert_ws		*ws;
+	int			 n;
+};
+
+/*
+ * Heads t, t + nt, ... of the layer whose Q, K and V are in ws->qkv, into
+ * their columns of ws->ctx, with thread t's scores and K^T. Every product
+ * broadcasts its left operand into the rows of the right one:
+ * scores = Q . K^T, ctx = softmax(scores) . V.
+ */
+static void
+attention_heads(void *arg, int t, int nt)
+{
+	const struct heads	*a = arg;
+	const struct bert	*b = a->b;
+	struct bert_ws		*ws = a->ws;
+	int			 n = a->n, h = b->cfg.hidden, i, c, k;
+	int			 d = h / b->cfg.heads;
+	float			*scores, *kt, *ctx;
+	const float		*q, *key;
+
+	scores = ws->scores + (size_t)t * ws->max * ws->max;
+	kt = ws->kt + (size_t)t * d * ws->max;
+	for (k = t; k < b->cfg.heads; k += nt) {
+		q = ws->qkv + k * d;
+		key = q + h;
+		for (i = 0; i < n; i++)
+			for (c = 0; c < d; c++)
+				kt[(size_t)c * n + i] = key[(size_t)i * 3 * h +
+				    c];
+		memset(scores, 0, (size_t)n * n * sizeof(float));
+		gemm_nn(b->gemm, q, 3 * h, n, kt, n, n, d, scores, n);
+		for (i = 0; i < n; i++)
+			softmax(scores + (size_t)i * n, n,
+			    1.0f / sqrtf((float)d));
+		ctx = ws->ctx + k * d;
+		for (i = 0; i < n; i++)
+			memset(ctx + (size_t)i * h, 0,
+			    (size_t)d * sizeof(float));
+		gemm_nn(b->gemm, scores, n, n, q + 2 * h, 3 * h, d, n, ctx,
+		    h);
+	}
+}
+
+/* attention_heads through CBLAS, on one thread. */
+static void
+attention_blas(const struct bert *b, struct bert_ws *ws, int n)
+{
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
+	float	*q;
+
+	for (k = 0; k < b->cfg.heads; k++) {
+		q = ws->qkv + k * d;
+		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
+		    1, q, 3 * h, q + h, 3 * h, 0, ws->scores, n);
+		for (i = 0; i < n; i++)
+			softmax(ws->scores + (size_t)i * n, n,
+			    1.0f / sqrtf((float)d));
+		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
+		    n, 1, ws->scores, n, q + 2 * h, 3 * h, 0,
+		    ws->ctx + k * d, h);
+	}
+}
+
 static void
 attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
     int n, int threads)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
-	float	*q, *v;
+	struct heads	a = { b, ws, n };
+	int		h = b->cfg.hidden;
 
 	rows_set(ws->qkv, n, h, 3 * h, L->bq);
 	rows_set(ws->qkv + h, n, h, 3 * h, L->bk);
@@ -558,27 +630,10 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 	product(b, threads, ws->x, h, n, L->wk, h, h, h, ws->qkv + h, 3 * h);
 	product(b, threads, ws->x, h, n, L->wv, h, h, h, ws->qkv + 2 * h,
 	    3 * h);
-	for (k = 0; k < b->cfg.heads; k++) {
-		q = ws->qkv + k * d;
-		v = ws->qkv + 2 * h + k * d;
-		memset(ws->scores, 0, (size_t)n * n * sizeof(float));
-		product(b, 1, q, 3 * h, n, q + h, 3 * h, n, d, ws->scores, n);
-		for (i = 0; i < n; i++)
-			softmax(ws->scores + (size_t)i * n, n,
-			    1.0f / sqrtf((float)d));
-		/* ctx = P . V */
-		if (b->gemm == NULL) {
-			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-			    n, d, n, 1, ws->scores, n, v, 3 * h, 0,
-			    ws->ctx + k * d, h);
-			continue;
-		}
-		for (i = 0; i < n; i++)
-			memset(ws->ctx + (size_t)i * h + k * d, 0,
-			    (size_t)d * sizeof(float));
-		gemm_nn(b->gemm, ws->scores, n, n, v, 3 * h, d, n,
-		    ws->ctx + k * d, h);
-	}
+	if (b->gemm != NULL)
+		gemm_run(b->gemm, threads, attention_heads, &a);
+	else
+		attention_blas(b, ws, n);
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
 	product(b, threads, ws->ctx, h, n, L->wo, h, h, h, ws->tmp, h);
 	layer_norm(ws->tmp, n, h, L->bo, L->ln1_g, L->ln1_b, b->cfg.eps);

@@ -42,10 +42,11 @@ int	bert_new(const struct st *, const struct bert_config *, int threads,
 	    struct bert **, struct err *);
 void	bert_free(struct bert *);
 
-/* Scratch memory for sequences of up to max_tokens, allocated once. */
+/* Scratch memory for sequences of up to max_tokens, allocated once (per
+ * thread where threads work apart). */
 struct bert_ws;
 
-struct bert_ws *bert_ws_new(const struct bert_config *, int max_tokens);
+struct bert_ws *bert_ws_new(const struct bert *, int max_tokens);
 void	bert_ws_free(struct bert_ws *);
 
 /*

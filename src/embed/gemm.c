@@ -39,6 +39,8 @@ typedef void	kernel_fn(const struct job *, int o0, int o1);
 
 struct job {
 	kernel_fn	*kernel;
+	gemm_task_fn	*task;		/* gemm_run's, instead of kernel */
+	void		*arg;
 	const float	*x, *w;
 	const float	*xt;		/* wide kernel: X^T, [k, npad] */
 	float		*y;
@@ -381,7 +383,9 @@ slice_run(struct gemm *g, int t)
 	per = (per + 2) / 3 * 3;
 	o0 = t * per;
 	o1 = o0 + per < jb->out ? o0 + per : jb->out;
-	if (o0 < o1)
+	if (jb->task != NULL)
+		jb->task(jb->arg, t, jb->threads);
+	else if (o0 < o1)
 		jb->kernel(jb, o0, o1);
 }
 
@@ -523,6 +527,36 @@ transpose(struct gemm *g, const float *x, int ldx, int n, int k)
 	g->job.npad = npad;
 }
 
+/* Run g->job's slices on threads threads (the caller's is slice 0). */
+static void
+pool_run(struct gemm *g, int threads)
+{
+	int	spin;
+
+	if (threads > 1 && g->started < 0)
+		pool_start(g);
+	if (threads > g->max)
+		threads = g->max;
+	g->job.threads = threads > 1 ? threads : 1;
+	if (threads <= 1) {
+		slice_run(g, 0);
+		return;
+	}
+	atomic_store(&g->pending, g->started);
+	pthread_mutex_lock(&g->mu);
+	atomic_fetch_add(&g->gen, 1);
+	pthread_cond_broadcast(&g->go);
+	pthread_mutex_unlock(&g->mu);
+	slice_run(g, 0);
+	for (spin = 0; spin < GEMM_SPIN && atomic_load(&g->pending) > 0;
+	    spin++)
+		_mm_pause();
+	pthread_mutex_lock(&g->mu);
+	while (atomic_load(&g->pending) > 0)
+		pthread_cond_wait(&g->done, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
 void
 gemm_nn(struct gemm *g, const float *x, int ldx, int n, const float *v,
     int ldv, int d, int k, float *y, int ldy)
@@ -546,33 +580,17 @@ void
 gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
     const float *w, int ldw, int out, int k, float *y, int ldy)
 {
-	int	spin;
-
 	g->job = (struct job){ .kernel = g->kernel, .x = x, .w = w, .y = y,
 	    .ldx = ldx, .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
 	    .threads = 1 };
 	if (g->wide != NULL && n >= GEMM_WIDE_N)
 		transpose(g, x, ldx, n, k);
-	if (threads > 1 && g->started < 0)
-		pool_start(g);
-	if (threads > g->max)
-		threads = g->max;
-	if (threads <= 1 || out < 6) {
-		g->job.kernel(&g->job, 0, out);
-		return;
-	}
-	g->job.threads = threads;
-	atomic_store(&g->pending, g->started);
-	pthread_mutex_lock(&g->mu);
-	atomic_fetch_add(&g->gen, 1);
-	pthread_cond_broadcast(&g->go);
-	pthread_mutex_unlock(&g->mu);
-	slice_run(g, 0);
-	for (spin = 0; spin < GEMM_SPIN && atomic_load(&g->pending) > 0;
-	    spin++)
-		_mm_pause();
-	pthread_mutex_lock(&g->mu);
-	while (atomic_load(&g->pending) > 0)
-		pthread_cond_wait(&g->done, &g->mu);
-	pthread_mutex_unlock(&g->mu);
+	pool_run(g, out < 6 ? 1 : threads);
+}
+
+void
+gemm_run(struct gemm *g, int threads, gemm_task_fn *task, void *arg)
+{
+	g->job = (struct job){ .task = task, .arg = arg, .threads = 1 };
+	pool_run(g, threads);
 }

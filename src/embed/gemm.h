@@ -30,4 +30,14 @@ void	gemm_nt(struct gemm *, int threads, const float *x, int ldx, int n,
 void	gemm_nn(struct gemm *, const float *x, int ldx, int n,
 	    const float *v, int ldv, int d, int k, float *y, int ldy);
 
+/* A task for gemm_run: thread t of nt (0 is the caller). */
+typedef void	gemm_task_fn(void *arg, int t, int nt);
+
+/*
+ * Run task(arg, t, nt) on nt = min(threads, the pool's) threads at once
+ * and return when all are done. The task may call gemm_nn (not gemm_nt
+ * or gemm_run, which use the pool's one job).
+ */
+void	gemm_run(struct gemm *, int threads, gemm_task_fn *, void *arg);
+
 #endif

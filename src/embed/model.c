@@ -291,7 +291,7 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	m->max_tokens = m->cfg.max_pos < MODEL_MAX_TOKENS ? m->cfg.max_pos :
 	    MODEL_MAX_TOKENS;
 	m->ids = xreallocarray(NULL, (size_t)m->max_tokens, sizeof(*m->ids));
-	m->ws = bert_ws_new(&m->cfg, m->max_tokens);
+	m->ws = bert_ws_new(m->bert, m->max_tokens);
 	*out = m;
 	m = NULL;
 	rc = 0;
