@@ -4,8 +4,9 @@
  * with onnxruntime, to within 1e-5 per component.
  *
  * Knows tensors and shapes, not tokens or files. Matrix products go
- * through gemm.c's AVX-512/AVX2 kernels, or CBLAS (OpenBLAS, loaded only
- * then) on CPUs without AVX2; everything else is plain loops.
+ * through gemm.c's kernels: all of them with AVX-512, those of fewer
+ * than GEMM_WIDE_N tokens with AVX2 only; CBLAS (OpenBLAS, then loaded
+ * at bert_new) does the rest. Everything else is plain loops.
  *  1. Weights are row-major [out, in] as PyTorch stores them, so every
  *     linear layer is one X . W^T product; nothing is repacked and F32
  *     weights are read straight from the file's mapping.
@@ -17,8 +18,8 @@
  *     sized once for the longest sequence.
  *  5. gemm.c's products run on the configured thread count at every
  *     length (a short text is bound by memory bandwidth, which a second
- *     core adds to); CBLAS runs short inputs on one thread
- *     (BERT_MT_TOKENS).
+ *     core adds to), and so do attention's heads (gemm_run); CBLAS runs
+ *     short inputs on one thread (BERT_MT_TOKENS).
  */
 #include "embed/bert.h"
 
@@ -37,9 +38,8 @@
 #include "util/xmalloc.h"
 
 /*
- * Without gemm.c's kernels (no AVX2), below this many tokens a second
- * BLAS thread costs more than it gives:
- * a short text is a stream through 85 MB of weights, which OpenBLAS
+ * When CBLAS multiplies, below this many tokens a second BLAS thread
+ * costs more than it gives: a short text is a stream through 85 MB of weights, which OpenBLAS
  * splits badly (bge-small, 8 tokens: 11 ms on one thread, 20-30 ms on
  * two; bench/README.md). Longer texts use the configured count, which
  * pays on an idle machine (the layers' sgemms at 70 tokens: 26 ms on two
@@ -239,7 +239,7 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
 	b->gemm = gemm_new(b->threads);
-	if (b->gemm == NULL && blas_open(err) != 0)
+	if ((b->gemm == NULL || !gemm_wide(b->gemm)) && blas_open(err) != 0)
 		goto out;
 	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));
 	prefix = st_find(st, "bert.embeddings.word_embeddings.weight") ?
@@ -531,7 +531,7 @@ static void
 product(const struct bert *b, int threads, const float *x, int ldx, int n,
     const float *w, int ldw, int out, int k, float *y, int ldy)
 {
-	if (b->gemm != NULL)
+	if (b->gemm != NULL && (n < GEMM_WIDE_N || gemm_wide(b->gemm)))
 		gemm_nt(b->gemm, threads, x, ldx, n, w, ldw, out, k, y, ldy);
 	else
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out,
@@ -630,7 +630,7 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 	product(b, threads, ws->x, h, n, L->wk, h, h, h, ws->qkv + h, 3 * h);
 	product(b, threads, ws->x, h, n, L->wv, h, h, h, ws->qkv + 2 * h,
 	    3 * h);
-	if (b->gemm != NULL)
+	if (b->gemm != NULL && gemm_wide(b->gemm))
 		gemm_run(b->gemm, threads, attention_heads, &a);
 	else
 		attention_blas(b, ws, n);
@@ -662,10 +662,8 @@ bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
 	float	*r;
 
 	threads = b->threads;
-	if (b->gemm == NULL) {
-		threads = n < BERT_MT_TOKENS ? 1 : b->threads;
-		blas_set_threads(threads);
-	}
+	if (b->gemm == NULL || !gemm_wide(b->gemm))
+		blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
 	for (i = 0; i < n; i++) {
 		r = ws->x + (size_t)i * h;
 		st_read(b->word, (int64_t)ids[i] * h, h, r);

@@ -5,11 +5,14 @@
  *
  * Why not sgemm: a short text is a stream through every weight once, and
  * sgemm first packs W into its own layout, reading and writing each
- * weight before using it. Here each row of W is dotted in place against
- * up to eight rows of X held in L1, so a weight costs one read.
- *  1. Sums are float, sixteen (AVX-512) or eight (AVX2) partial sums per
- *     output, added at the end: the rounding of any blocked sgemm, well
- *     inside test_bert's 1e-5.
+ * weight before using it. Here, under GEMM_WIDE_N rows of X, each row of
+ * W is dotted in place against four rows of X held in L1 (AVX2: it beat
+ * AVX-512 tiles of 8 rows, 4.3 against 5.7 ms at 8 tokens), so a weight
+ * costs one read from memory. From GEMM_WIDE_N rows (AVX-512 only) X is
+ * transposed once and each weight is broadcast into 16-32 rows of X.
+ *  1. Sums are float, eight partial sums per output added at the end
+ *     (AVX2) or one sum per output in k order (wide): the rounding of any
+ *     blocked sgemm, well inside test_bert's 1e-5.
  *  2. Rows of W are taken in blocks of GEMM_OB, and every tile of X runs
  *     through a block before the next block starts, so a block stays in
  *     L2 while the tiles of X come from L1.
@@ -32,7 +35,6 @@
 
 #define GEMM_OB		48	/* rows of W per block (a multiple of 3) */
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
-#define GEMM_WIDE_N	16	/* rows of X from which the wide kernel runs */
 
 struct job;
 typedef void	kernel_fn(const struct job *, int o0, int o1);
@@ -62,94 +64,10 @@ struct gemm {
 	struct job		 job;
 };
 
-/* ---- AVX-512: tiles of 8 rows of X by 3 rows of W ---- */
+/* ---- AVX-512 ---- */
 
 #define A512	__attribute__((target("avx512f")))
 #define INLINE	static inline __attribute__((always_inline))
-
-INLINE A512 void
-tile512(const struct job *jb, int i0, int o0, const int ti, const int to)
-{
-	const float	*x = jb->x + (size_t)i0 * jb->ldx;
-	const float	*w = jb->w + (size_t)o0 * jb->ldw;
-	__m512		 acc[8][3], xv, wv[3];
-	__mmask16	 m;
-	int		 i, o, j, k = jb->k;
-
-#pragma GCC unroll 8
-	for (i = 0; i < ti; i++)
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			acc[i][o] = _mm512_setzero_ps();
-	for (j = 0; j + 16 <= k; j += 16) {
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			wv[o] = _mm512_loadu_ps(w + (size_t)o * jb->ldw + j);
-#pragma GCC unroll 8
-		for (i = 0; i < ti; i++) {
-			xv = _mm512_loadu_ps(x + (size_t)i * jb->ldx + j);
-#pragma GCC unroll 8
-			for (o = 0; o < to; o++)
-				acc[i][o] = _mm512_fmadd_ps(xv, wv[o],
-				    acc[i][o]);
-		}
-	}
-	if (j < k) {
-		m = (__mmask16)((1u << (k - j)) - 1);
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			wv[o] = _mm512_maskz_loadu_ps(m,
-			    w + (size_t)o * jb->ldw + j);
-#pragma GCC unroll 8
-		for (i = 0; i < ti; i++) {
-			xv = _mm512_maskz_loadu_ps(m,
-			    x + (size_t)i * jb->ldx + j);
-#pragma GCC unroll 8
-			for (o = 0; o < to; o++)
-				acc[i][o] = _mm512_fmadd_ps(xv, wv[o],
-				    acc[i][o]);
-		}
-	}
-#pragma GCC unroll 8
-	for (i = 0; i < ti; i++)
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			jb->y[(size_t)(i0 + i) * jb->ldy + o0 + o] +=
-			    _mm512_reduce_add_ps(acc[i][o]);
-}
-
-/* A tile at the edge: fewer than 8 rows of X or 3 of W. */
-static A512 void
-edge512(const struct job *jb, int i0, int o0, int ti, int to)
-{
-#define E(a, b)	case (a) * 4 + (b): tile512(jb, i0, o0, a, b); break
-#define E3(a)	E(a, 1); E(a, 2); E(a, 3)
-	switch (ti * 4 + to) {
-	E3(1); E3(2); E3(3); E3(4); E3(5); E3(6); E3(7); E3(8);
-	}
-#undef E3
-#undef E
-}
-
-static A512 void
-kernel512(const struct job *jb, int o0, int o1)
-{
-	int	ob, oe, i, o;
-
-	for (ob = o0; ob < o1; ob = oe) {
-		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
-		for (i = 0; i < jb->n; i += 8) {
-			for (o = ob; o < oe; o += 3) {
-				if (i + 8 <= jb->n && o + 3 <= oe)
-					tile512(jb, i, o, 8, 3);
-				else
-					edge512(jb, i, o, jb->n - i < 8 ?
-					    jb->n - i : 8, oe - o < 3 ?
-					    oe - o : 3);
-			}
-		}
-	}
-}
 
 /*
  * Wide: for GEMM_WIDE_N or more rows of X, tiles of 12 rows of W by 16
@@ -456,16 +374,13 @@ gemm_new(int threads)
 	kernel_fn	*k = NULL;
 
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f"))
-		k = kernel512;
-	else if (__builtin_cpu_supports("avx2") &&
-	    __builtin_cpu_supports("fma"))
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
 		k = kernel256;
 	if (k == NULL)
 		return NULL;
 	g = xcalloc(1, sizeof(*g));
 	g->kernel = k;
-	g->wide = k == kernel512 ? wide512 : NULL;
+	g->wide = __builtin_cpu_supports("avx512f") ? wide512 : NULL;
 	g->max = threads < 1 ? 1 : threads;
 	g->started = -1;
 	pthread_mutex_init(&g->mu, NULL);
@@ -555,6 +470,12 @@ pool_run(struct gemm *g, int threads)
 	while (atomic_load(&g->pending) > 0)
 		pthread_cond_wait(&g->done, &g->mu);
 	pthread_mutex_unlock(&g->mu);
+}
+
+int
+gemm_wide(const struct gemm *g)
+{
+	return g->wide != NULL;
 }
 
 void

@@ -5,13 +5,23 @@
 /* A pool of threads - 1 workers plus the calling thread. */
 struct gemm;
 
+/* From this many rows of X, products are only fast with gemm_wide. */
+#define GEMM_WIDE_N	16
+
 /*
  * A pool for up to threads threads (>= 1); workers start on the first
- * product that uses them. Returns NULL when this CPU has neither AVX-512
- * nor AVX2 with FMA: the caller then multiplies with CBLAS.
+ * product that uses them. Returns NULL when this CPU lacks AVX2 with FMA:
+ * the caller then multiplies with CBLAS.
  */
 struct gemm	*gemm_new(int threads);
 void		 gemm_free(struct gemm *);
+
+/*
+ * Whether this CPU has the wide (AVX-512) kernels. Without them, gemm_nt
+ * of GEMM_WIDE_N or more rows and gemm_nn are correct but slower than
+ * OpenBLAS.
+ */
+int	gemm_wide(const struct gemm *);
 
 /*
  * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < out, j < k: X times
