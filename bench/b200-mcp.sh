@@ -2,7 +2,9 @@
 # b200-mcp.sh — `thatch mcp` over its own protocol (initialize,
 # memory_recall, memory_remember, resident memory) with a bge-small-shaped
 # random model, against stores of 1,000, 10,000 and 100,000 memories
-# populated by direct store calls. Results: bench/README.md.
+# populated by direct store calls; the first recall comes after a pause
+# (B200_PAUSE_MS, default 1000) in which the server warms up unless
+# THATCH_WARMUP=0. Results: bench/README.md.
 set -eu
 cd "$(dirname "$0")/.."
 make -s -j2 thatch build/libthatch.a
