@@ -23,6 +23,9 @@
  *     and then sleeping on a condition variable, and exit in gemm_free.
  *     The caller runs slice 0 itself and returns only when every slice is
  *     done, so a product is a plain function call to its caller.
+ *  5. g->job and g->xt describe the one product or gemm_run task in
+ *     flight; a task therefore multiplies only with gemm_nn, which keeps
+ *     its job on the stack.
  */
 #include "embed/gemm.h"
 

@@ -26,8 +26,9 @@ int	gemm_wide(const struct gemm *);
 /*
  * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < out, j < k: X times
  * W transposed, W row-major [out, k] as PyTorch stores linear layers.
- * Each row of W is read once per block of eight rows of X, straight from
- * where it lies. threads (1 .. the pool's) split the rows of W.
+ * W is read where it lies, never copied: each row once from memory, then
+ * from L2 for further rows of X. threads (1 .. the pool's) split the rows
+ * of W.
  */
 void	gemm_nt(struct gemm *, int threads, const float *x, int ldx, int n,
 	    const float *w, int ldw, int out, int k, float *y, int ldy);
