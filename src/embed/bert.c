@@ -14,8 +14,10 @@
  *     each head's attention reads its slices in place.
  *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config;
  *     GELU is the exact erf form, not the tanh approximation.
- *  4. bert_embed allocates nothing: all scratch lives in struct bert_ws,
- *     sized once for the longest sequence.
+ *  4. bert_embed allocates nothing but, once, gemm.c's X^T (it grows to
+ *     the largest product seen: 512 x intermediate floats at most); all
+ *     other scratch lives in struct bert_ws, sized once for the longest
+ *     sequence.
  *  5. gemm.c's products run on the configured thread count at every
  *     length (a short text is bound by memory bandwidth, which a second
  *     core adds to), and so do attention's heads (gemm_run); CBLAS runs

@@ -25,7 +25,8 @@
  *     done, so a product is a plain function call to its caller.
  *  5. g->job and g->xt describe the one product or gemm_run task in
  *     flight; a task therefore multiplies only with gemm_nn, which keeps
- *     its job on the stack.
+ *     its job on the stack. A wide product runs twice on the pool: the
+ *     threads first build X^T (columns split), then multiply.
  */
 #include "embed/gemm.h"
 
@@ -413,36 +414,37 @@ gemm_free(struct gemm *g)
 	free(g);
 }
 
-/* The wide kernel's X^T: [k, npad], npad = n rounded up to 16, zero
+/* X^T for the wide kernel, built by gemm_run's threads. */
+struct xt {
+	const float	*x;
+	float		*xt;		/* [k, npad], npad = n rounded up to 16 */
+	int		 ldx, n, k, npad;
+};
+
+/* Columns [k * t / nt, k * (t + 1) / nt) of X into X^T's rows, zero
  * padded; sixteen rows of X gathered at a time. */
 static A512 void
-transpose(struct gemm *g, const float *x, int ldx, int n, int k)
+xt_part(void *arg, int t, int nt)
 {
-	int	 npad = (n + 15) / 16 * 16, i, j;
-	size_t	 need = (size_t)npad * (size_t)k;
-	__m512i	 idx = _mm512_mullo_epi32(_mm512_set1_epi32(ldx),
-		    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-		    12, 13, 14, 15));
+	const struct xt	*a = arg;
+	int		 i, j, j0 = a->k * t / nt, j1 = a->k * (t + 1) / nt;
+	__m512i		 idx = _mm512_mullo_epi32(_mm512_set1_epi32(a->ldx),
+			    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+			    10, 11, 12, 13, 14, 15));
+	float		*row;
 
-	if (need > g->xt_cap) {
-		free(g->xt);
-		g->xt = xreallocarray(NULL, need, sizeof(float));
-		g->xt_cap = need;
+	for (i = 0; i + 16 <= a->n; i += 16)
+		for (j = j0; j < j1; j++)
+			_mm512_storeu_ps(a->xt + (size_t)j * a->npad + i,
+			    _mm512_i32gather_ps(idx, a->x + (size_t)i *
+			    a->ldx + j, 4));
+	for (j = j0; j < j1; j++) {
+		row = a->xt + (size_t)j * a->npad;
+		for (i = a->n - a->n % 16; i < a->n; i++)
+			row[i] = a->x[(size_t)i * a->ldx + j];
+		for (; i < a->npad; i++)
+			row[i] = 0;
 	}
-	for (i = 0; i + 16 <= n; i += 16)
-		for (j = 0; j < k; j++)
-			_mm512_storeu_ps(g->xt + (size_t)j * npad + i,
-			    _mm512_i32gather_ps(idx, x + (size_t)i * ldx + j,
-			    4));
-	for (j = 0; j < k; j++) {
-		for (i = n - n % 16; i < n; i++)
-			g->xt[(size_t)j * npad + i] = x[(size_t)i * ldx + j];
-		for (; i < npad; i++)
-			g->xt[(size_t)j * npad + i] = 0;
-	}
-	g->job.kernel = g->wide;
-	g->job.xt = g->xt;
-	g->job.npad = npad;
 }
 
 /* Run g->job's slices on threads threads (the caller's is slice 0). */
@@ -501,20 +503,37 @@ gemm_nn(struct gemm *g, const float *x, int ldx, int n, const float *v,
 }
 
 void
-gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
-    const float *w, int ldw, int out, int k, float *y, int ldy)
-{
-	g->job = (struct job){ .kernel = g->kernel, .x = x, .w = w, .y = y,
-	    .ldx = ldx, .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
-	    .threads = 1 };
-	if (g->wide != NULL && n >= GEMM_WIDE_N)
-		transpose(g, x, ldx, n, k);
-	pool_run(g, out < 6 ? 1 : threads);
-}
-
-void
 gemm_run(struct gemm *g, int threads, gemm_task_fn *task, void *arg)
 {
 	g->job = (struct job){ .task = task, .arg = arg, .threads = 1 };
 	pool_run(g, threads);
 }
+
+void
+gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
+    const float *w, int ldw, int out, int k, float *y, int ldy)
+{
+	struct xt	a = { .x = x, .ldx = ldx, .n = n, .k = k,
+			    .npad = (n + 15) / 16 * 16 };
+	size_t		need = (size_t)a.npad * (size_t)k;
+
+	if (g->wide != NULL && n >= GEMM_WIDE_N) {
+		if (need > g->xt_cap) {
+			free(g->xt);
+			g->xt = xreallocarray(NULL, need, sizeof(float));
+			g->xt_cap = need;
+		}
+		a.xt = g->xt;
+		gemm_run(g, threads, xt_part, &a);
+	}
+	g->job = (struct job){ .kernel = g->kernel, .x = x, .w = w, .y = y,
+	    .ldx = ldx, .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
+	    .threads = 1 };
+	if (a.xt != NULL) {
+		g->job.kernel = g->wide;
+		g->job.xt = a.xt;
+		g->job.npad = a.npad;
+	}
+	pool_run(g, out < 6 ? 1 : threads);
+}
+
