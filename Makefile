@@ -41,8 +41,17 @@ LDFLAGS += $(SAN) -pthread
 # libcurl and OpenBLAS are not linked: src/util/dl.c loads them when a
 # download or the first matrix product starts, sparing every other process
 # their dependency trees and OpenBLAS's thread pool (~30 ms of startup).
-LDLIBS  += $(shell pkg-config --libs $(filter-out libcurl openblas,$(PKGS))) \
-           -ldl -lm
+# The four small libraries are linked statically by default (Debian ships
+# their .a files): a hook runs on every tool call, and their dynamic
+# loading and relocation cost each process ~1 ms, a third of its start-up
+# (bench/README.md b001). STATIC= links them dynamically instead, to take
+# Debian's security updates without rebuilding.
+LINKED   = $(filter-out libcurl openblas,$(PKGS))
+STATIC  ?= 1
+BSTATIC  = -Wl,-Bstatic
+BDYNAMIC = -Wl,-Bdynamic
+LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell pkg-config --libs $(LINKED)) \
+           $(if $(STATIC),$(BDYNAMIC)) -ldl -lm
 
 UTIL_SRC = \
 	src/util/err.c \
