@@ -164,6 +164,11 @@ $(O)/tests/%: tests/unit/%.c $(O)/libthatch.a tests/unit/check.h
 
 units: $(UNIT_BIN)
 
+# Benchmark programs build with exactly the flags of the binary.
+$(O)/bench/%: bench/%.c bench/bench.h $(O)/libthatch.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(O)/libthatch.a $(LDFLAGS) $(LDLIBS)
+
 # tests/run is the one entry point: it runs every unit binary and every
 # end-to-end script and ends with "N passed, N failed".
 check: $(BIN) units

@@ -18,55 +18,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "core/store.h"
 #include "util/err.h"
 
 #define DIM	384
 
-static uint64_t	rng = 88172645463325252ull;
-
-static double
-gauss(void)
-{
-	double	u, v;
-
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	u = ((rng >> 11) + 0.5) / 9007199254740992.0;
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	v = ((rng >> 11) + 0.5) / 9007199254740992.0;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
 
 static void
 unit_vec(float *v)
 {
-	double	n = 0;
 	int	i;
 
-	for (i = 0; i < DIM; i++) {
-		v[i] = (float)gauss();
-		n += (double)v[i] * v[i];
-	}
 	for (i = 0; i < DIM; i++)
-		v[i] = (float)(v[i] / sqrt(n));
+		v[i] = (float)bench_gauss();
+	bench_normalise(v, DIM);
 }
 
-static double
-now_ms(void)
-{
-	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_d(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void
 die(const struct err *err)
@@ -79,7 +48,7 @@ die(const struct err *err)
 static void
 report(const char *what, double *t, int rounds)
 {
-	qsort(t, (size_t)rounds, sizeof(*t), cmp_d);
+	qsort(t, (size_t)rounds, sizeof(*t), bench_cmp);
 	printf("  %s: median %.3f ms, p95 %.3f ms\n", what, t[rounds / 2],
 	    t[(int)(rounds * 0.95)]);
 }
@@ -114,10 +83,10 @@ foreign(struct store *st, struct store *other, struct store_query *sq,
 			if (store_remember(other, w, &res, &err) != 0)
 				die(&err);
 		}
-		t[i] = now_ms();
+		t[i] = bench_now_ms();
 		if (store_search(st, sq, &hits, &err) != 0)
 			die(&err);
-		t[i] = now_ms() - t[i];
+		t[i] = bench_now_ms() - t[i];
 		store_hits_release(&hits);
 	}
 }
@@ -170,22 +139,22 @@ main(int argc, char **argv)
 	t = calloc((size_t)rounds, sizeof(*t));
 	u = calloc((size_t)rounds, sizeof(*u));
 	unit_vec(q);
-	first = now_ms();
+	first = bench_now_ms();
 	store_search(st, &sq, &hits, &err);
 	store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z", &err);
-	first = now_ms() - first;
+	first = bench_now_ms() - first;
 	store_hits_release(&hits);
 	for (i = 0; i < rounds; i++) {
 		unit_vec(q);
-		t[i] = now_ms();
+		t[i] = bench_now_ms();
 		if (store_search(st, &sq, &hits, &err) != 0)
 			die(&err);
-		u[i] = now_ms();
+		u[i] = bench_now_ms();
 		if (store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z",
 		    &err) != 0)
 			die(&err);
-		u[i] = now_ms() - u[i];
-		t[i] = now_ms() - t[i];
+		u[i] = bench_now_ms() - u[i];
+		t[i] = bench_now_ms() - t[i];
 		store_hits_release(&hits);
 	}
 	printf("%6d memories (dim %d, limit 10, %d rounds): first search+stamp "
@@ -198,11 +167,11 @@ main(int argc, char **argv)
 		unit_vec(v);
 		snprintf(slug, sizeof(slug), "own-%d", i);
 		w.slug = w.label = slug;
-		t[i] = now_ms();
+		t[i] = bench_now_ms();
 		if (store_search(st, &sim, &hits, &err) != 0 ||
 		    store_remember(st, &w, &res, &err) != 0)
 			die(&err);
-		t[i] = now_ms() - t[i];
+		t[i] = bench_now_ms() - t[i];
 		store_hits_release(&hits);
 	}
 	report("own remember + similarity search", t, rounds);

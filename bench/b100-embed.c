@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/path.h"
@@ -33,13 +34,6 @@ now_ms(void)
 	return clock_ms(CLOCK_MONOTONIC);
 }
 
-static int
-cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* "VmRSS" or "VmHWM" of this process in MB. */
 static double
@@ -106,8 +100,8 @@ main(int argc, char **argv)
 			t[r] = now_ms() - t0;
 			cpu[r] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 		}
-		qsort(t, (size_t)rounds, sizeof(*t), cmp);
-		qsort(cpu, (size_t)rounds, sizeof(*cpu), cmp);
+		qsort(t, (size_t)rounds, sizeof(*t), bench_cmp);
+		qsort(cpu, (size_t)rounds, sizeof(*cpu), bench_cmp);
 		printf("%-9s wall: min %6.2f median %6.2f p95 %6.2f ms; "
 		    "cpu: median %6.2f ms\n",
 		    i == 0 ? "~8 tok" : i == 1 ? "~70 tok" : "~250 tok",

@@ -16,13 +16,8 @@ if [ ! -f $model/model.safetensors ]; then
 	dd if=$model/model.safetensors iflag=nocache count=0 status=none
 fi
 make -s -j2 thatch build/libthatch.a
-PKGS="sqlite3 jansson libcurl libutf8proc openblas libcrypto"
 mkdir -p build/bench
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isrc \
-    $(pkg-config --cflags $PKGS) -o build/bench/b100-embed \
-    bench/b100-embed.c build/libthatch.a $(pkg-config --libs $PKGS) -lm \
-    -pthread
+make -s build/bench/b100-embed
 build/bench/b100-embed $model 50
 # CPU time of a cold embed: a busy machine disturbs it less than wall time
 if command -v perf >/dev/null; then

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "core/store.h"
 #include "util/err.h"
 
@@ -33,31 +34,7 @@
 	"\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}," \
 	"\"clientInfo\":{\"name\":\"b200\",\"version\":\"1\"}}}"
 
-static uint64_t	rng = 88172645463325252ull;
 
-static double
-gauss(void)
-{
-	double	u, v;
-
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	u = ((rng >> 11) + 0.5) / 9007199254740992.0;
-	rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-	v = ((rng >> 11) + 0.5) / 9007199254740992.0;
-	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
-static void
-normalise(float *v)
-{
-	double	n = 0;
-	int	i;
-
-	for (i = 0; i < DIM; i++)
-		n += (double)v[i] * v[i];
-	for (i = 0; i < DIM; i++)
-		v[i] = (float)(v[i] / sqrt(n));
-}
 
 static int
 populate(const char *db, const char *store, int n, int themes, double noise)
@@ -80,13 +57,13 @@ populate(const char *db, const char *store, int n, int themes, double noise)
 	centres = calloc((size_t)(themes > 0 ? themes : 1) * DIM,
 	    sizeof(*centres));
 	for (i = 0; i < themes * DIM; i++)
-		centres[i] = (float)gauss();
+		centres[i] = (float)bench_gauss();
 	store_exec(st, "BEGIN", &err);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < DIM; k++)
 			v[k] = themes > 0 ? centres[(i % themes) * DIM + k] +
-			    (float)(noise * gauss()) : (float)gauss();
-		normalise(v);
+			    (float)(noise * bench_gauss()) : (float)bench_gauss();
+		bench_normalise(v, DIM);
 		snprintf(label, sizeof(label), "memory %d", i);
 		snprintf(content, sizeof(content), "# memory %d\n\nfact %d", i,
 		    i);
@@ -103,22 +80,7 @@ populate(const char *db, const char *store, int n, int themes, double noise)
 	return 0;
 }
 
-static double
-now_ms(void)
-{
-	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_d(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct conn {
 	pid_t	 pid;
@@ -131,7 +93,7 @@ struct conn {
 static double
 roundtrip(struct conn *c, const char *req)
 {
-	double	t = now_ms();
+	double	t = bench_now_ms();
 
 	fputs(req, c->to);
 	fputc('\n', c->to);
@@ -140,7 +102,7 @@ roundtrip(struct conn *c, const char *req)
 		fprintf(stderr, "server closed the connection\n");
 		exit(1);
 	}
-	t = now_ms() - t;
+	t = bench_now_ms() - t;
 	if (strstr(c->line, "\"isError\":true") != NULL) {
 		fprintf(stderr, "error: %.300s\n", c->line);
 		exit(1);
@@ -168,7 +130,7 @@ rss_mb(pid_t pid, const char *field)
 static void
 report(const char *what, double *t, int n)
 {
-	qsort(t, (size_t)n, sizeof(*t), cmp_d);
+	qsort(t, (size_t)n, sizeof(*t), bench_cmp);
 	printf("  %-28s median %7.2f ms   p95 %7.2f ms   (%d calls)\n", what,
 	    t[n / 2], t[(int)(n * 0.95)], n);
 }

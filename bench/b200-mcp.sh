@@ -8,12 +8,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 make -s -j2 thatch build/libthatch.a
-PKGS="sqlite3 jansson libcurl libutf8proc openblas libcrypto"
 mkdir -p build/bench bench/out
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isrc \
-    $(pkg-config --cflags $PKGS) -o build/bench/b200-mcp bench/b200-mcp.c \
-    build/libthatch.a $(pkg-config --libs $PKGS) -lm -pthread
+make -s build/bench/b200-mcp
 [ -f bench/out/bge-small/model.safetensors ] ||
     python3 bench/random-bert bench/out/bge-small --shape bge-small
 tmp=$(mktemp -d /tmp/thatch-b200.XXXXXX)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "core/behavior.h"
 #include "core/engine.h"
 #include "core/predict.h"
@@ -24,16 +25,6 @@
 
 #define DIM	384
 
-static uint64_t	rng = 88172645463325252ull;
-
-static double
-uniform(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
-}
 
 static void
 random_vec(float *v)
@@ -41,30 +32,15 @@ random_vec(float *v)
 	int	i;
 
 	for (i = 0; i < DIM; i++)
-		v[i] = (float)uniform();
+		v[i] = (float)(bench_uniform() - 0.5);
 }
 
-static double
-now_ms(void)
-{
-	struct timespec	ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void
 report(const char *what, double *t, int n)
 {
-	qsort(t, (size_t)n, sizeof(*t), cmp);
+	qsort(t, (size_t)n, sizeof(*t), bench_cmp);
 	printf("%-44s median %.3f ms  p95 %.3f ms  (n=%d)\n", what, t[n / 2],
 	    t[n * 95 / 100], n);
 }
@@ -126,14 +102,14 @@ main(int argc, char **argv)
 	for (i = 0; i < rounds; i++) {
 		random_vec(v);
 		sbuf_reset(&sb);
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		/* threshold 0: every round scores items too, the worst case */
 		if (engine_nudge(st, &predict_engine, stores, 2, v, DIM, 0.0,
 		    &sb, &err) != 0) {
 			fprintf(stderr, "%s\n", err.msg);
 			return 1;
 		}
-		t[i] = now_ms() - t0;
+		t[i] = bench_now_ms() - t0;
 		fired += sb.len > 0;
 	}
 	snprintf(text, sizeof(text), "auto-fire, %d matchers (%d fired)", n,
@@ -141,10 +117,10 @@ main(int argc, char **argv)
 	report(text, t, rounds);
 
 	for (i = 0; i < rounds; i++) {
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		if (behavior_seed(st, &emb, &clk, NULL, &err) != 0)
 			return 1;
-		t[i] = now_ms() - t0;
+		t[i] = bench_now_ms() - t0;
 	}
 	report("seeding stamp check (all current)", t, rounds);
 

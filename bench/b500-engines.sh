@@ -5,12 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 make -s -j2 build/libthatch.a
-PKGS="sqlite3 jansson libcurl libutf8proc openblas libcrypto"
 mkdir -p build/bench
-# shellcheck disable=SC2046
-cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Isrc \
-    $(pkg-config --cflags $PKGS) -o build/bench/b500-engines \
-    bench/b500-engines.c build/libthatch.a $(pkg-config --libs $PKGS) -lm \
-    -pthread
+make -s build/bench/b500-engines
 build/bench/b500-engines 1000 200
 build/bench/b500-engines 10000 50
