@@ -48,7 +48,9 @@ thatch stores >/dev/null
 sqlite3 "$db" "INSERT INTO stores VALUES ('keep'); INSERT INTO entries (slug, store, label, content) VALUES ('k', 'keep', 'K', 'kept')"
 before=$(sqlite3 "$db" "SELECT * FROM entries")
 exec 3> >(sqlite3 "$db" >/dev/null 2>&1)
-echo "BEGIN IMMEDIATE; INSERT INTO stores VALUES ('held');" >&3
+# The holder waits for the lock itself: the polling below takes it briefly,
+# and a holder without a timeout would lose that race and hold nothing.
+printf '%s\n' ".timeout 5000" "BEGIN IMMEDIATE; INSERT INTO stores VALUES ('held');" >&3
 locked() { ! sqlite3 "$db" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null; }
 wait_for "another process holds the write lock" 10 locked
 err=$(thatch forget K keep 2>&1 >/dev/null); rc=$?
