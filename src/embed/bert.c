@@ -377,9 +377,6 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
  * +-1 in float beyond). onnxruntime approximates both too; test_bert
  * bounds the error.
  */
-/* GCC notes that vector returns change ABI per ISA; the helpers are
- * always inlined, so no such call exists. */
-#pragma GCC diagnostic ignored "-Wpsabi"
 typedef float	vf __attribute__((vector_size(64)));
 typedef int32_t	vi __attribute__((vector_size(64)));
 
