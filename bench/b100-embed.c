@@ -1,9 +1,9 @@
 /*
  * b100-embed.c — embedding latency and memory of a loaded model: load
  * time, then per-text latency for texts of about 8, 70 and 250 tokens
-
  * (wall-clock min, median and p95, and CPU time, which a busy machine
- * disturbs less), then the process's resident memory.
+ * disturbs less), then the process's resident memory and the share of
+ * CPU time other guests of the VM's host took meanwhile.
  *
  * usage: b100-embed MODEL_DIR [rounds]          (default 50)
  */
@@ -62,6 +62,7 @@ main(int argc, char **argv)
 	struct model		*m;
 	struct err		 err;
 	struct sbuf		 text = SBUF_INIT;
+	struct bench_ticks	 ticks = bench_ticks();
 	static const int	 reps[] = { 0, 4, 15 };
 	double			*t, *cpu, t0, c0;
 	float			*v;
@@ -110,6 +111,8 @@ main(int argc, char **argv)
 	}
 	printf("resident: %.1f MB now, %.1f MB peak\n", status_mb("VmRSS"),
 	    status_mb("VmHWM"));
+	printf("steal: %.0f%% of the CPU time went to other guests\n",
+	    bench_steal_pct(ticks, bench_ticks()));
 	model_close(m);
 	model_opts_release(&o);
 	paths_release(&p);

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 static uint64_t	bench_rng = 88172645463325252ull;
@@ -62,6 +63,42 @@ bench_cmp(const void *a, const void *b)
 	double	x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/*
+ * The machine's total and stolen CPU ticks so far (/proc/stat): on a VM,
+ * time the hypervisor gave to other guests. Two readings around a
+ * measurement tell how much of it the neighbours took; 0 when unknown.
+ */
+struct bench_ticks {
+	double	total, steal;
+};
+
+static inline struct bench_ticks
+bench_ticks(void)
+{
+	struct bench_ticks	 t = { 0, 0 };
+	double			 v[8] = { 0 };
+	FILE			*fp = fopen("/proc/stat", "r");
+	int			 i;
+
+	if (fp != NULL && fscanf(fp, "cpu %lf %lf %lf %lf %lf %lf %lf %lf",
+	    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (i = 0; i < 8; i++)
+			t.total += v[i];
+		t.steal = v[7];
+	}
+	if (fp != NULL)
+		fclose(fp);
+	return t;
+}
+
+/* Percent of the CPU time between a and b that was stolen. */
+static inline double
+bench_steal_pct(struct bench_ticks a, struct bench_ticks b)
+{
+	return b.total > a.total ?
+	    100 * (b.steal - a.steal) / (b.total - a.total) : 0;
 }
 
 #endif
