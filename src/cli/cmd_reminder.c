@@ -15,7 +15,9 @@
  *  1. The refresher inherits the cache's lock, taken before the fork and
  *     held until it exits: at most one refresher per cache at a time, and
  *     a reminder that cannot take the lock starts none.
- *  2. With current cached facts the database is not even opened: the
+ *  2. Queue files no session has touched for QUEUE_MAX_AGE are removed
+ *     after the reply is out: the original never cleans them up.
+ *  3. With current cached facts the database is not even opened: the
  *     store name comes from the same per-directory cache as flush-tools'
  *     (hook_repo_get), and git is asked for the branches only when the
  *     store has branch-scoped memories (the line cannot name an orphan
@@ -30,11 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
+#include "core/queue.h"
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "host/hook.h"
@@ -172,6 +176,11 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	text_nudge_reminder(&out, repo, report.len > 0 ? report.buf : NULL);
 	hook_emit(stdout, json ? HOOK_CURSOR : HOOK_PLAIN, NULL, out.buf);
+	fflush(stdout);
+	/* a new session is when old ones' leftovers can go */
+	if (queue_prune(ctx->paths.queue_dir, QUEUE_MAX_AGE, (long)time(NULL),
+	    &ctx->err) < 0)
+		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
 	free(repo);
 	sbuf_release(&report);
 	sbuf_release(&out);

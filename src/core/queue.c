@@ -30,8 +30,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/err.h"
@@ -572,4 +574,55 @@ out:
 	free(path);
 	free(mine);
 	return rc;
+}
+
+/* Whether name is one of ours: <safe>.jsonl, .count, .nudge or a claimed
+ * nudge <safe>.nudge.<pid>; temporaries of fileio_replace are its own. */
+static bool
+queue_owned(const char *name)
+{
+	static const char	*const ext[] = { ".jsonl", ".count", ".nudge" };
+	const char		*dot = strchr(name, '.'), *p;
+	size_t			 i;
+
+	if (dot == NULL || dot == name)
+		return false;
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (strcmp(dot, ext[i]) == 0)
+			return true;
+	if (strncmp(dot, ".nudge.", 7) != 0 || dot[7] == '\0')
+		return false;
+	for (p = dot + 7; *p >= '0' && *p <= '9'; p++)
+		;
+	return *p == '\0';
+}
+
+int
+queue_prune(const char *dir, long max_age, long now, struct err *err)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 fd, removed = 0;
+
+	if (!fileio_exists(dir))
+		return 0;
+	if ((fd = lock_dir(dir, err)) < 0)
+		return -1;
+	if ((d = fdopendir(dup(fd))) == NULL) {
+		err_errno(err, "cannot read queue directory '%s'", dir);
+		unlock_dir(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!queue_owned(de->d_name) ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || now - st.st_mtime < max_age)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	unlock_dir(fd);
+	return removed;
 }

@@ -91,6 +91,17 @@ int	queue_pending_put(const char *dir, const char *sid, const char *text,
 int	queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
 	    bool *extraction, struct err *);
 
+/*
+ * Remove what sessions left behind (§4.1 allows age-based cleanup; the
+ * original has none, so a queue folder grows by a file or two per
+ * session for ever): queue, counter and nudge files in dir, and nudges a
+ * crashed taker had claimed, not modified for max_age seconds before now.
+ * Under the directory lock, so a live session's append is never cut in
+ * two. Returns the number removed, or -1 (then err says why).
+ */
+#define QUEUE_MAX_AGE	(7 * 24 * 60 * 60)
+int	queue_prune(const char *dir, long max_age, long now, struct err *);
+
 /* deriveTitle (§4.7): the title stored with a record. New string. */
 char	*queue_title(const char *tool, const json_t *args);
 

@@ -137,4 +137,19 @@ expect_eq "prime exits with the agent's status" 3 $rc
 expect_contains "prime says which agent it uses" "$err" "priming via claude"
 expect_contains "prime asks for the primer skill" "$(cat "$TEST_DIR/args")" "thatch-project-primer"
 expect_eq "the agent's stdin is not ours" "" "$(cat "$TEST_DIR/stdin")"
+
+# Session start sweeps what sessions a week gone left in the queue folder
+mkdir -p "$Q"
+for f in old.jsonl old.count old.nudge old.nudge.4242 fresh.jsonl notes.txt; do
+	printf 'x\n' >"$Q/$f"
+done
+touch -d '8 days ago' "$Q/old.jsonl" "$Q/old.count" "$Q/old.nudge" \
+    "$Q/old.nudge.4242" "$Q/notes.txt"
+touch -d '6 days ago' "$Q/fresh.jsonl"
+thatch reminder </dev/null >/dev/null 2>"$TEST_DIR/err"; rc=$?
+expect_eq "the sweeping reminder exits 0 and says nothing on stderr" "0|" "$rc|$(cat "$TEST_DIR/err")"
+expect_eq "a week-old queue, counter, nudge and claimed nudge are removed" "" \
+    "$(cd "$Q" && ls old.* 2>/dev/null)"
+expect_ok "a queue touched six days ago stays" test -f "$Q/fresh.jsonl"
+expect_ok "a file that is not thatch's stays whatever its age" test -f "$Q/notes.txt"
 finish
