@@ -49,7 +49,7 @@ LDFLAGS += $(SAN) -pthread
 # GCC notes that bert.c's 64-byte vector arguments pass differently per
 # ISA; its vector helpers are always inlined, so no such call exists (a
 # pragma cannot silence a note).
-$(O)/src/embed/bert.o: CFLAGS += -Wno-psabi
+$(O)/src/embed/bert.o: CFLAGS += -Wno-psabi -ffp-contract=fast
 
 LINKED   = $(filter-out libcurl openblas,$(PKGS))
 STATIC  ?= 1
@@ -71,6 +71,7 @@ UTIL_SRC = \
 	src/util/clock.c \
 	src/util/dl.c \
 	src/util/sha256.c \
+	src/util/hugemap.c \
 	src/util/utf8.c
 
 EMBED_SRC = \
@@ -78,6 +79,7 @@ EMBED_SRC = \
 	src/embed/st.c \
 	src/embed/tok.c \
 	src/embed/gemm.c \
+	src/embed/packcache.c \
 	src/embed/bert.c \
 	src/embed/hub.c \
 	src/embed/model.c

@@ -63,7 +63,7 @@ main(int argc, char **argv)
 	struct err		 err;
 	struct sbuf		 text = SBUF_INIT;
 	struct bench_ticks	 ticks = bench_ticks();
-	static const int	 reps[] = { 0, 4, 15 };
+	static const int	 reps[] = { 0, 3, 12 };
 	double			*t, *cpu, t0, c0;
 	float			*v;
 	int			 rounds, i, r;

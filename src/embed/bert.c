@@ -28,15 +28,18 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "embed/blas.h"
 #include "embed/gemm.h"
+#include "embed/packcache.h"
 #include "embed/st.h"
 #include "util/err.h"
 #include "util/jsonx.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 /*
@@ -49,10 +52,13 @@
  */
 #define BERT_MT_TOKENS	32
 
+
+/* Raw weights are read only while packing, or by CBLAS without gemm.c. */
 struct layer {
 	const float	*wq, *bq, *wk, *bk, *wv, *bv;
 	const float	*wo, *bo, *ln1_g, *ln1_b;
 	const float	*wi, *bi, *wd, *bd, *ln2_g, *ln2_b;
+	struct gemm_mat	 qkv, o, i, d;	/* packed; out and k always set */
 };
 
 struct bert {
@@ -62,6 +68,7 @@ struct bert {
 	const struct st_tensor	*word;		/* any dtype, read per row */
 	const float		*pos, *type, *ln_g, *ln_b;
 	struct layer		*layer;		/* owned */
+	struct packcache	 packed;	/* every gemm_mat's data */
 	float			**copies;	/* owned: widened tensors */
 	int			 ncopies;
 };
@@ -72,7 +79,8 @@ struct bert_ws {
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [threads, max, max] */
-	float	*kt;			/* [threads, H / heads, max] */
+	float	*kp, *vp, *xp;		/* per thread: K, V^T, Q or P packed */
+	size_t	 kp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
 };
 
@@ -145,12 +153,15 @@ bert_config_parse(const struct json_t *cfg, const char *path,
 
 /*
  * The F32 data of tensor prefix+name after checking its shape ([d0] when
- * d1 is 0, else [d0, d1]); widened into a copy the bert owns unless it is
- * aligned F32.
+ * d1 is 0, else [d0, d1]): in the file's mapping if it is aligned F32 and
+ * in_place allows, else in a copy the bert owns. With packed matrices
+ * everything else is copied (a few hundred KB), so that once they are
+ * packed the file's pages can leave the resident set for good.
  */
 static const float *
 weight(struct bert *b, const struct st *st, const char *prefix,
-    const char *name, int64_t d0, int64_t d1, struct err *err)
+    const char *name, int64_t d0, int64_t d1, bool in_place,
+    struct err *err)
 {
 	const struct st_tensor	*t;
 	char			 full[256];
@@ -171,7 +182,7 @@ weight(struct bert *b, const struct st *st, const char *prefix,
 		    d1 ? ", " : "", (long long)d1);
 		return NULL;
 	}
-	if (t->dtype == ST_F32 && ((uintptr_t)t->data & 3) == 0)
+	if (in_place && t->dtype == ST_F32 && ((uintptr_t)t->data & 3) == 0)
 		return t->data;
 	copy = xreallocarray(NULL, (size_t)t->count, sizeof(float));
 	st_read(t, 0, t->count, copy);
@@ -209,10 +220,12 @@ bind_layer(struct bert *b, const struct st *st, const char *prefix, int l,
 		W("output.LayerNorm.bias", ln2_b, 'H', 0),
 #undef W
 	};
+	struct layer	*L = &b->layer[l];
 	char		 name[128];
 	const float	*w;
 	size_t		 i;
 	int64_t		 dim[3] = { 0 };
+	int		 h = b->cfg.hidden, in = b->cfg.inter;
 
 	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
 		dim[1] = tab[i].d0 == 'H' ? b->cfg.hidden : b->cfg.inter;
@@ -220,28 +233,149 @@ bind_layer(struct bert *b, const struct st *st, const char *prefix, int l,
 		    tab[i].d1 == 'H' ? b->cfg.hidden : b->cfg.inter;
 		snprintf(name, sizeof(name), "encoder.layer.%d.%s", l,
 		    tab[i].name);
-		w = weight(b, st, prefix, name, dim[1], dim[2], err);
+		w = weight(b, st, prefix, name, dim[1], dim[2],
+		    tab[i].d1 != 0 || b->gemm == NULL, err);
 		if (w == NULL)
 			return -1;
-		memcpy((char *)&b->layer[l] + tab[i].off, &w, sizeof(w));
+		memcpy((char *)L + tab[i].off, &w, sizeof(w));
+	}
+	L->qkv = (struct gemm_mat){ NULL, 3 * h, h };
+	L->o = (struct gemm_mat){ NULL, h, h };
+	L->i = (struct gemm_mat){ NULL, in, h };
+	L->d = (struct gemm_mat){ NULL, h, in };
+	return 0;
+}
+
+/* Free the widened copy at p, if p is one; weights in the file stay. */
+static void
+drop_copy(struct bert *b, const float *p)
+{
+	int	i;
+
+	for (i = 0; i < b->ncopies; i++) {
+		if (b->copies[i] == p) {
+			free(b->copies[i]);
+			b->copies[i] = b->copies[--b->ncopies];
+			return;
+		}
+	}
+}
+
+/* A layer's four packed matrices and their sources, in packing order. */
+struct layer_mats {
+	struct gemm_mat	*m[4];
+	const float	*parts[4][3];
+	int		 rows[4][3], nparts[4];
+};
+
+static void
+layer_mats(struct bert *b, struct layer *L, struct layer_mats *lm)
+{
+	int	h = b->cfg.hidden, in = b->cfg.inter;
+
+	*lm = (struct layer_mats){
+		{ &L->qkv, &L->o, &L->i, &L->d },
+		{ { L->wq, L->wk, L->wv }, { L->wo }, { L->wi }, { L->wd } },
+		{ { h, h, h }, { h }, { in }, { h } },
+		{ 3, 1, 1, 1 },
+	};
+}
+
+/*
+ * Point every layer's matrices into b->packed, in order; with pack, pack
+ * them there first, else check that what is there matches the model: the
+ * first and the last matrix, which a foreign, shifted or cut file would
+ * not match (each check maps a few 2 MB pages of the model file, so
+ * checking all of them would map it whole). Returns 0, or -1 when a check
+ * fails.
+ */
+static int
+lay_out(struct bert *b, bool pack)
+{
+	struct layer_mats	 lm;
+	size_t			 at = 0;
+	int			 l, i;
+
+	for (l = 0; l < b->cfg.layers; l++) {
+		layer_mats(b, &b->layer[l], &lm);
+		for (i = 0; i < 4; i++) {
+			lm.m[i]->data = b->packed.data + at;
+			at += gemm_mat_floats(lm.m[i]->out, lm.m[i]->k);
+			if (pack)
+				gemm_pack(b->gemm, b->threads, lm.m[i],
+				    lm.parts[i], lm.rows[i], lm.nparts[i],
+				    lm.m[i]->k);
+			else if (((l == 0 && i == 0) ||
+			    (l == b->cfg.layers - 1 && i == 3)) &&
+			    !gemm_pack_matches(lm.m[i], lm.parts[i],
+			    lm.rows[i], lm.nparts[i]))
+				return -1;
+		}
 	}
 	return 0;
 }
 
+/*
+ * Pack every layer's matrices (gemm.h), Q, K and V as one [3H, H] matrix
+ * so that attention's projections are one product, or map the packed copy
+ * an earlier process left at pack_path (packcache.c), and save a fresh
+ * packing there for the next one. From then on the packed weights are the
+ * only ones read: widened copies are freed and the file's pages leave the
+ * resident set (st_unmap_pages), so the process holds the weights once.
+ */
+static void
+pack_layers(struct bert *b, const struct st *st, const char *pack_path)
+{
+	struct layer	*L;
+	struct err	 err;
+	size_t		 total = 0;
+	int		 l;
+
+	for (l = 0; l < b->cfg.layers; l++) {
+		L = &b->layer[l];
+		total += gemm_mat_floats(L->qkv.out, L->qkv.k) +
+		    gemm_mat_floats(L->o.out, L->o.k) +
+		    gemm_mat_floats(L->i.out, L->i.k) +
+		    gemm_mat_floats(L->d.out, L->d.k);
+	}
+	if (pack_path != NULL &&
+	    packcache_map(pack_path, total, &b->packed) == 0) {
+		if (lay_out(b, false) == 0)
+			goto packed;
+		log_debug("embed", "'%s' does not match the model: packing "
+		    "anew", pack_path);
+		packcache_release(&b->packed);
+	}
+	packcache_alloc(total, &b->packed);
+	lay_out(b, true);
+	if (pack_path != NULL && packcache_save(pack_path, &b->packed,
+	    &err) != 0)
+		log_debug("embed", "packed weights not kept: %s", err.msg);
+packed:
+	for (l = 0; l < b->cfg.layers; l++) {
+		L = &b->layer[l];
+		drop_copy(b, L->wq), drop_copy(b, L->wk), drop_copy(b, L->wv);
+		drop_copy(b, L->wo), drop_copy(b, L->wi), drop_copy(b, L->wd);
+		L->wq = L->wk = L->wv = L->wo = L->wi = L->wd = NULL;
+	}
+	st_unmap_pages(st);
+}
+
 int
 bert_new(const struct st *st, const struct bert_config *cfg, int threads,
-    struct bert **out, struct err *err)
+    const char *pack_path, struct bert **out, struct err *err)
 {
 	struct bert	*b;
 	const char	*prefix;
+	bool		 in_place;
 	int		 l, rc = -1;
 
 	*out = NULL;
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
-	b->gemm = gemm_new(b->threads);
-	if ((b->gemm == NULL || !gemm_wide(b->gemm)) && blas_open(err) != 0)
+	b->gemm = gemm_new(b->threads, GEMM_AVX512);
+	if (b->gemm == NULL && blas_open(err) != 0)
 		goto out;
 	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));
 	prefix = st_find(st, "bert.embeddings.word_embeddings.weight") ?
@@ -260,21 +394,24 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 		    "not have shape [%d, %d]", cfg->vocab, cfg->hidden);
 		goto out;
 	}
+	in_place = b->gemm == NULL;
 	if ((b->pos = weight(b, st, prefix,
 	    "embeddings.position_embeddings.weight", cfg->max_pos,
-	    cfg->hidden, err)) == NULL ||
+	    cfg->hidden, in_place, err)) == NULL ||
 	    (b->type = weight(b, st, prefix,
 	    "embeddings.token_type_embeddings.weight", cfg->type_vocab,
-	    cfg->hidden, err)) == NULL ||
+	    cfg->hidden, in_place, err)) == NULL ||
 	    (b->ln_g = weight(b, st, prefix, "embeddings.LayerNorm.weight",
-	    cfg->hidden, 0, err)) == NULL ||
+	    cfg->hidden, 0, in_place, err)) == NULL ||
 	    (b->ln_b = weight(b, st, prefix, "embeddings.LayerNorm.bias",
-	    cfg->hidden, 0, err)) == NULL)
+	    cfg->hidden, 0, in_place, err)) == NULL)
 		goto out;
 	for (l = 0; l < cfg->layers; l++) {
 		if (bind_layer(b, st, prefix, l, err) != 0)
 			goto out;
 	}
+	if (b->gemm != NULL)
+		pack_layers(b, st, pack_path);
 	*out = b;
 	b = NULL;
 	rc = 0;
@@ -293,6 +430,8 @@ bert_free(struct bert *b)
 	for (i = 0; i < b->ncopies; i++)
 		free(b->copies[i]);
 	free(b->copies);
+	if (b->packed.data != NULL)
+		packcache_release(&b->packed);
 	free(b->layer);
 	gemm_free(b->gemm);
 	free(b);
@@ -311,6 +450,7 @@ bert_ws_new(const struct bert *b, int max_tokens)
 	struct bert_ws	*ws = xcalloc(1, sizeof(*ws));
 	size_t		 n = (size_t)max_tokens, h = (size_t)cfg->hidden;
 	size_t		 t = (size_t)b->threads;
+	int		 d;
 
 	ws->max = max_tokens;
 	ws->x = ws_alloc(n, h);
@@ -319,7 +459,16 @@ bert_ws_new(const struct bert *b, int max_tokens)
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
 	ws->scores = ws_alloc(t * n, n);
-	ws->kt = ws_alloc(t * n, h / (size_t)cfg->heads);
+	if (b->gemm != NULL) {
+		d = (int)h / cfg->heads;
+		ws->kp_len = gemm_mat_floats(max_tokens, d);
+		ws->vp_len = gemm_mat_floats(d, max_tokens);
+		ws->xp_len = gemm_xp_floats(b->gemm, max_tokens,
+		    max_tokens > d ? max_tokens : d);
+		ws->kp = xaligned_alloc(64, t * ws->kp_len * sizeof(float));
+		ws->vp = xaligned_alloc(64, t * ws->vp_len * sizeof(float));
+		ws->xp = xaligned_alloc(64, t * ws->xp_len * sizeof(float));
+	}
 	ws->pool = xreallocarray(NULL, h, sizeof(double));
 	return ws;
 }
@@ -335,7 +484,9 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->qkv);
 	free(ws->inter);
 	free(ws->scores);
-	free(ws->kt);
+	free(ws->kp);
+	free(ws->vp);
+	free(ws->xp);
 	free(ws->pool);
 	free(ws);
 }
@@ -522,19 +673,85 @@ gelu(float *y, int n)
 }
 
 
+/* y[n, out] += x[n, k] . w[out, k]^T through CBLAS (no gemm.c). */
+static void
+blas_nt(const float *x, int ldx, int n, const float *w, int out, int k,
+    float *y, int ldy)
+{
+	blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, k, 1.0f,
+	    x, ldx, w, k, 1.0f, y, ldy);
+}
+
 /*
- * y[n, out] += x[n, k] . w[out, k]^T (row-major, leading dimensions
- * ldx, ldw, ldy) on up to threads threads.
+ * y[n, m.out] += x[n, m.k] . W^T on up to threads threads: W packed in m,
+ * or raw at w for CBLAS.
  */
 static void
-product(const struct bert *b, int threads, const float *x, int ldx, int n,
-    const float *w, int ldw, int out, int k, float *y, int ldy)
+linear(const struct bert *b, int threads, const float *x, int ldx, int n,
+    const struct gemm_mat *m, const float *w, float *y, int ldy)
 {
-	if (b->gemm != NULL && (n < GEMM_WIDE_N || gemm_wide(b->gemm)))
-		gemm_nt(b->gemm, threads, x, ldx, n, w, ldw, out, k, y, ldy);
+	if (b->gemm != NULL)
+		gemm_np(b->gemm, threads, x, ldx, n, m, y, ldy);
 	else
-		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out,
-		    k, 1.0f, x, ldx, w, ldw, 1.0f, y, ldy);
+		blas_nt(x, ldx, n, w, m->out, m->k, y, ldy);
+}
+
+/*
+ * LayerNorm and GELU, split between the pool's threads by rows or by
+ * runs of floats; under BERT_MT_ROWS rows waking a thread costs more
+ * than it saves.
+ */
+#define BERT_MT_ROWS	32
+
+struct rows {
+	float		*y;
+	int		 n, h;		/* rows, floats per row */
+	const float	*bias, *g, *b;
+	double		 eps;
+};
+
+static void
+layer_norm_part(void *arg, int t, int nt)
+{
+	const struct rows	*a = arg;
+	int			 i0 = a->n * t / nt, i1 = a->n * (t + 1) / nt;
+
+	layer_norm(a->y + (size_t)i0 * a->h, i1 - i0, a->h, a->bias, a->g,
+	    a->b, a->eps);
+}
+
+static void
+gelu_part(void *arg, int t, int nt)
+{
+	const struct rows	*a = arg;
+	int			 i0 = a->n * t / nt, i1 = a->n * (t + 1) / nt;
+
+	gelu(a->y + (size_t)i0 * a->h, (i1 - i0) * a->h);
+}
+
+/* layer_norm of y's n rows of h, on the pool when it pays. */
+static void
+norm_rows(const struct bert *b, int threads, float *y, int n,
+    const float *bias, const float *g, const float *beta)
+{
+	struct rows	a = { y, n, b->cfg.hidden, bias, g, beta, b->cfg.eps };
+
+	if (b->gemm != NULL && n >= BERT_MT_ROWS)
+		gemm_run(b->gemm, threads, layer_norm_part, &a);
+	else
+		layer_norm(y, n, a.h, bias, g, beta, a.eps);
+}
+
+/* gelu of n rows of h floats, on the pool when it pays. */
+static void
+gelu_rows(const struct bert *b, int threads, float *y, int n, int h)
+{
+	struct rows	a = { .y = y, .n = n, .h = h };
+
+	if (b->gemm != NULL && n >= BERT_MT_ROWS)
+		gemm_run(b->gemm, threads, gelu_part, &a);
+	else
+		gelu(y, n * h);
 }
 
 /* Every row of y[n, w] (leading dimension ld) = row: the bias that the
@@ -557,9 +774,9 @@ struct heads {
 
 /*
  * Heads t, t + nt, ... of the layer whose Q, K and V are in ws->qkv, into
- * their columns of ws->ctx, with thread t's scores and K^T. Every product
- * broadcasts its left operand into the rows of the right one:
- * scores = Q . K^T, ctx = softmax(scores) . V.
+ * their columns of ws->ctx, with thread t's scratch. Both products are
+ * gemm.c's packed ones on this thread: scores = Q . K^T packs K, and
+ * ctx = softmax(scores) . V packs V^T.
  */
 static void
 attention_heads(void *arg, int t, int nt)
@@ -567,31 +784,30 @@ attention_heads(void *arg, int t, int nt)
 	const struct heads	*a = arg;
 	const struct bert	*b = a->b;
 	struct bert_ws		*ws = a->ws;
-	int			 n = a->n, h = b->cfg.hidden, i, c, k;
+	struct gemm_mat		 kp, vp;
+	int			 n = a->n, h = b->cfg.hidden, i, k;
 	int			 d = h / b->cfg.heads;
-	float			*scores, *kt, *ctx;
-	const float		*q, *key;
+	float			*scores, *xp, *ctx;
+	const float		*q;
 
 	scores = ws->scores + (size_t)t * ws->max * ws->max;
-	kt = ws->kt + (size_t)t * d * ws->max;
+	kp.data = ws->kp + (size_t)t * ws->kp_len;
+	vp.data = ws->vp + (size_t)t * ws->vp_len;
+	xp = ws->xp + (size_t)t * ws->xp_len;
 	for (k = t; k < b->cfg.heads; k += nt) {
 		q = ws->qkv + k * d;
-		key = q + h;
-		for (i = 0; i < n; i++)
-			for (c = 0; c < d; c++)
-				kt[(size_t)c * n + i] = key[(size_t)i * 3 * h +
-				    c];
+		gemm_pack_here(&kp, q + h, 3 * h, n, d);
 		memset(scores, 0, (size_t)n * n * sizeof(float));
-		gemm_nn(b->gemm, q, 3 * h, n, kt, n, n, d, scores, n);
+		gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, n);
 		for (i = 0; i < n; i++)
 			softmax(scores + (size_t)i * n, n,
 			    1.0f / sqrtf((float)d));
+		gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
 		ctx = ws->ctx + k * d;
 		for (i = 0; i < n; i++)
 			memset(ctx + (size_t)i * h, 0,
 			    (size_t)d * sizeof(float));
-		gemm_nn(b->gemm, scores, n, n, q + 2 * h, 3 * h, d, n, ctx,
-		    h);
+		gemm_np_here(b->gemm, xp, scores, n, n, &vp, ctx, h);
 	}
 }
 
@@ -625,17 +841,20 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 	rows_set(ws->qkv, n, h, 3 * h, L->bq);
 	rows_set(ws->qkv + h, n, h, 3 * h, L->bk);
 	rows_set(ws->qkv + 2 * h, n, h, 3 * h, L->bv);
-	product(b, threads, ws->x, h, n, L->wq, h, h, h, ws->qkv, 3 * h);
-	product(b, threads, ws->x, h, n, L->wk, h, h, h, ws->qkv + h, 3 * h);
-	product(b, threads, ws->x, h, n, L->wv, h, h, h, ws->qkv + 2 * h,
-	    3 * h);
-	if (b->gemm != NULL && gemm_wide(b->gemm))
+	if (b->gemm != NULL) {
+		linear(b, threads, ws->x, h, n, &L->qkv, NULL, ws->qkv, 3 * h);
+	} else {
+		blas_nt(ws->x, h, n, L->wq, h, h, ws->qkv, 3 * h);
+		blas_nt(ws->x, h, n, L->wk, h, h, ws->qkv + h, 3 * h);
+		blas_nt(ws->x, h, n, L->wv, h, h, ws->qkv + 2 * h, 3 * h);
+	}
+	if (b->gemm != NULL)
 		gemm_run(b->gemm, threads, attention_heads, &a);
 	else
 		attention_blas(b, ws, n);
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
-	product(b, threads, ws->ctx, h, n, L->wo, h, h, h, ws->tmp, h);
-	layer_norm(ws->tmp, n, h, L->bo, L->ln1_g, L->ln1_b, b->cfg.eps);
+	linear(b, threads, ws->ctx, h, n, &L->o, L->wo, ws->tmp, h);
+	norm_rows(b, threads, ws->tmp, n, L->bo, L->ln1_g, L->ln1_b);
 }
 
 static void
@@ -645,11 +864,11 @@ feed_forward(const struct bert *b, const struct layer *L,
 	int	h = b->cfg.hidden, in = b->cfg.inter;
 
 	rows_set(ws->inter, n, in, in, L->bi);
-	product(b, threads, ws->tmp, h, n, L->wi, h, in, h, ws->inter, in);
-	gelu(ws->inter, n * in);
+	linear(b, threads, ws->tmp, h, n, &L->i, L->wi, ws->inter, in);
+	gelu_rows(b, threads, ws->inter, n, in);
 	memcpy(ws->x, ws->tmp, (size_t)n * h * sizeof(float));
-	product(b, threads, ws->inter, in, n, L->wd, in, h, in, ws->x, h);
-	layer_norm(ws->x, n, h, L->bd, L->ln2_g, L->ln2_b, b->cfg.eps);
+	linear(b, threads, ws->inter, in, n, &L->d, L->wd, ws->x, h);
+	norm_rows(b, threads, ws->x, n, L->bd, L->ln2_g, L->ln2_b);
 }
 
 void
@@ -661,7 +880,7 @@ bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
 	float	*r;
 
 	threads = b->threads;
-	if (b->gemm == NULL || !gemm_wide(b->gemm))
+	if (b->gemm == NULL)
 		blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
 	for (i = 0; i < n; i++) {
 		r = ws->x + (size_t)i * h;

@@ -28,18 +28,27 @@ struct bert_config {
 int	bert_config_parse(const struct json_t *, const char *path,
 	    struct bert_config *, struct err *);
 
+/*
+ * Names the layout of packed weights (bert.c's order of matrices, gemm.h's
+ * panels) in the cache file's key (model.c): change it with either.
+ */
+#define BERT_PACK_LAYOUT	"qkv,o,i,d per layer; 32-row panels; 1"
+
 /* Weights bound to a safetensors file; the st must outlive the bert. */
 struct bert;
 
 /*
  * Bind every tensor of a BertModel in st (optionally under "bert.") after
- * checking each one's presence and shape against cfg. F32 tensors are used
- * in place; F16 and BF16 ones are widened to F32 copies, except the word
- * embeddings, which are widened row by row as tokens need them. threads is
- * the most BLAS threads to use (>= 1). Free with bert_free.
+ * checking each one's presence and shape against cfg. The layers' matrices
+ * are packed for gemm.c (its CPUs) or used in place by CBLAS (F32; F16 and
+ * BF16 are widened to copies); the word embeddings stay in the file and
+ * are widened row by row as tokens need them; the rest is copied.
+ * pack_path names the file that keeps the packed matrices between
+ * processes (packcache.c), or is NULL to pack in memory every time.
+ * threads is the most threads to multiply on (>= 1). Free with bert_free.
  */
 int	bert_new(const struct st *, const struct bert_config *, int threads,
-	    struct bert **, struct err *);
+	    const char *pack_path, struct bert **, struct err *);
 void	bert_free(struct bert *);
 
 /* Scratch memory for sequences of up to max_tokens, allocated once (per

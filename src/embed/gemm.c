@@ -1,32 +1,34 @@
 /*
- * gemm.c — Y += X . W^T for the encoder's linear layers and attention
- * scores, with AVX-512 or AVX2 FMA kernels chosen at run time and a pool
- * of persistent threads that split the rows of W.
+ * gemm.c — the encoder's matrix products: X . W^T for the linear layers
+ * over weights packed once at load, attention's X . V, and the pool of
+ * persistent threads they run on. AVX-512 or AVX2 kernels, chosen at run
+ * time.
  *
- * Why not sgemm: a short text is a stream through every weight once, and
- * sgemm first packs W into its own layout, reading and writing each
- * weight before using it. Here, under GEMM_WIDE_N rows of X, each row of
- * W is dotted in place against four rows of X held in L1 (AVX2: it beat
- * AVX-512 tiles of 8 rows, 4.3 against 5.7 ms at 8 tokens), so a weight
- * costs one read from memory. From GEMM_WIDE_N rows (AVX-512 only) X is
- * transposed once and each weight is broadcast into 16-32 rows of X.
- *  1. Sums are float, eight partial sums per output added at the end
- *     (AVX2) or one sum per output in k order (wide): the rounding of any
- *     blocked sgemm, well inside test_bert's 1e-5.
- *  2. Rows of W are taken in blocks of GEMM_OB, and every tile of X runs
- *     through a block before the next block starts, so a block stays in
- *     L2 while the tiles of X come from L1.
- *  3. A product on t threads gives thread i the i-th of t contiguous
- *     slices of W's rows; threads never write the same output.
+ * Why packed: PyTorch stores a linear layer's W row-major [out, in], so
+ * each output is a dot product along a row of W, ending in a horizontal
+ * sum, and a tile of outputs reads many rows of W at once. Packed into
+ * panels of GEMM_NR rows stored column by column, W becomes one
+ * sequential stream: each step of j loads the panel's NR weights as whole
+ * vectors and broadcasts x[i][j] of MR rows of X into them, so NR x MR
+ * outputs accumulate in registers with no horizontal sums and no
+ * transposition on the way out (bench/README.md b101: 1.3-1.6x the rate
+ * of the row-major kernels this replaced, at 8 to 250 tokens).
+ *  1. Sums are float, one per output in k order, as any blocked sgemm
+ *     rounds: well inside test_bert's 1e-5.
+ *  2. X is copied into panels of MR rows (xp[(panel * k + j) * MR + r],
+ *     zero padded) before each product: n x k floats, against the
+ *     product's out x k weights; the pool's threads split the panels.
+ *  3. A product on t threads gives thread i the i-th of t runs of
+ *     consecutive panels of W; threads never write the same output. Each
+ *     W panel stays in L2 while every panel of X goes through it.
  *  4. The pool's workers are the only threads here: they start on the
- *     first product that wants them, wait for work by spinning briefly
- *     and then sleeping on a condition variable, and exit in gemm_free.
- *     The caller runs slice 0 itself and returns only when every slice is
- *     done, so a product is a plain function call to its caller.
- *  5. g->job and g->xt describe the one product or gemm_run task in
- *     flight; a task therefore multiplies only with gemm_nn, which keeps
- *     its job on the stack. A wide product runs twice on the pool: the
- *     threads first build X^T (columns split), then multiply.
+ *     first task that wants them, wait for work by spinning briefly and
+ *     then sleeping on a condition variable, and exit in gemm_free. The
+ *     caller runs slice 0 itself and returns only when every slice is
+ *     done, so a task is a plain function call to its caller.
+ *  5. g->job and g->xp serve the one task in flight; a task therefore
+ *     multiplies only with the _here functions, whose state is on its
+ *     stack and in its caller's scratch.
  */
 #include "embed/gemm.h"
 
@@ -34,281 +36,163 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "util/xmalloc.h"
 
-#define GEMM_OB		48	/* rows of W per block (a multiple of 3) */
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
-
-struct job;
-typedef void	kernel_fn(const struct job *, int o0, int o1);
+#define MR512		12	/* rows of X per AVX-512 tile: 24 zmm sums */
+#define MR256		3	/* rows of X per AVX2 tile: 12 ymm sums */
 
 struct job {
-	kernel_fn	*kernel;
-	gemm_task_fn	*task;		/* gemm_run's, instead of kernel */
+	gemm_task_fn	*task;
 	void		*arg;
-	const float	*x, *w;
-	const float	*xt;		/* wide kernel: X^T, [k, npad] */
-	float		*y;
-	int		 ldx, ldw, ldy, n, out, k, threads, npad;
+	int		 threads;
 };
 
 struct gemm {
-	kernel_fn		*kernel;
-	kernel_fn		*wide;		/* NULL: none for this CPU */
-	float			*xt;		/* X^T for wide */
-	size_t			 xt_cap;	/* floats */
+	enum gemm_isa		 isa;
+	int			 mr;		/* rows of X per tile */
+	float			*xp;		/* X in panels, for gemm_np */
+	size_t			 xp_cap;	/* floats */
 	int			 max, started;	/* threads; workers running */
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 go, done;
-	atomic_uint		 gen;		/* bumped per product */
+	atomic_uint		 gen;		/* bumped per task */
 	atomic_int		 pending;	/* slices not yet done */
 	bool			 quit;
 	struct job		 job;
 };
 
-/* ---- AVX-512 ---- */
+/* One gemm_np product: X's panels times W's, into Y. */
+struct np {
+	const float		*x;
+	float			*xp;
+	const struct gemm_mat	*w;
+	float			*y;
+	int			 ldx, ldy, n, mr;
+	enum gemm_isa		 isa;
+};
 
-#define A512	__attribute__((target("avx512f")))
 #define INLINE	static inline __attribute__((always_inline))
 
+/* ---- AVX-512: tiles of 12 rows of X by one panel of 32 outputs ---- */
+
+#define A512	__attribute__((target("avx512f")))
+
 /*
- * Wide: for GEMM_WIDE_N or more rows of X, tiles of 12 rows of W by 16
- * or 32 rows of X, from X^T (built once per product): each step of j
- * broadcasts w[o][j] from its row in place and multiplies it into
- * sixteen rows of X at once, so no horizontal sums are needed.
+ * Y[0 .. ti)[0 .. 32) += Xp . Wp for one panel of each; m0 and m1 mask
+ * the outputs that exist in the panel's two halves.
  */
 INLINE A512 void
-wtile512(const struct job *jb, int i0, int o0, int to, const int nv)
+tile512(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
+    __mmask16 m0, __mmask16 m1)
 {
-	const float	*w[12], *xt = jb->xt + i0;
-	__m512		 acc[12][2], x0, x1 = _mm512_setzero_ps();
-	float		 lane[12][32], *y;
-	int		 r, l, j, ni;
+	__m512	acc[MR512][2], w0, w1, xb;
+	float	*yr;
+	int	r, j;
 
-	for (r = 0; r < 12; r++)
-		w[r] = jb->w + (size_t)(o0 + (r < to ? r : to - 1)) * jb->ldw;
 #pragma GCC unroll 12
-	for (r = 0; r < 12; r++)
+	for (r = 0; r < MR512; r++)
 		acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-	for (j = 0; j < jb->k; j++) {
-		x0 = _mm512_loadu_ps(xt + (size_t)j * jb->npad);
-		if (nv > 1)
-			x1 = _mm512_loadu_ps(xt + (size_t)j * jb->npad + 16);
+	for (j = 0; j < k; j++) {
+		w0 = _mm512_load_ps(wp + (size_t)j * GEMM_NR);
+		w1 = _mm512_load_ps(wp + (size_t)j * GEMM_NR + 16);
 #pragma GCC unroll 12
-		for (r = 0; r < 12; r++) {
-			acc[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(w[r][j]),
-			    x0, acc[r][0]);
-			if (nv > 1)
-				acc[r][1] = _mm512_fmadd_ps(
-				    _mm512_set1_ps(w[r][j]), x1, acc[r][1]);
+		for (r = 0; r < MR512; r++) {
+			xb = _mm512_set1_ps(xp[(size_t)j * MR512 + r]);
+			acc[r][0] = _mm512_fmadd_ps(xb, w0, acc[r][0]);
+			acc[r][1] = _mm512_fmadd_ps(xb, w1, acc[r][1]);
 		}
 	}
-#pragma GCC unroll 12
-	for (r = 0; r < 12; r++) {
-		_mm512_storeu_ps(lane[r], acc[r][0]);
-		if (nv > 1)
-			_mm512_storeu_ps(lane[r] + 16, acc[r][1]);
-	}
-	/* row by row of Y, so that each row's outputs are adjacent */
-	ni = jb->n - i0 < 16 * nv ? jb->n - i0 : 16 * nv;
-	for (l = 0; l < ni; l++) {
-		y = jb->y + (size_t)(i0 + l) * jb->ldy + o0;
-		for (r = 0; r < to; r++)
-			y[r] += lane[r][l];
+	for (r = 0; r < ti; r++) {
+		yr = y + (size_t)r * ldy;
+		_mm512_mask_storeu_ps(yr, m0, _mm512_add_ps(acc[r][0],
+		    _mm512_maskz_loadu_ps(m0, yr)));
+		_mm512_mask_storeu_ps(yr + 16, m1, _mm512_add_ps(acc[r][1],
+		    _mm512_maskz_loadu_ps(m1, yr + 16)));
 	}
 }
 
 static A512 void
-wide512(const struct job *jb, int o0, int o1)
+panel512(const struct np *a, int p)
 {
-	int	ob, oe, i, o;
+	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
+	__mmask16	m0, m1;
+	int		i;
 
-	for (ob = o0; ob < o1; ob = oe) {
-		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
-		for (i = 0; i < jb->n; i += 32) {
-			for (o = ob; o < oe; o += 12) {
-				if (i + 16 < jb->n)
-					wtile512(jb, i, o, oe - o < 12 ?
-					    oe - o : 12, 2);
-				else
-					wtile512(jb, i, o, oe - o < 12 ?
-					    oe - o : 12, 1);
-			}
-		}
-	}
+	m0 = (__mmask16)(live >= 16 ? 0xffff : (1u << live) - 1);
+	m1 = (__mmask16)(live >= 32 ? 0xffff : live <= 16 ? 0 :
+	    (1u << (live - 16)) - 1);
+	for (i = 0; i < a->n; i += MR512)
+		tile512(a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
+		    GEMM_NR, k, a->y + (size_t)i * a->ldy + p * GEMM_NR,
+		    a->ldy, a->n - i < MR512 ? a->n - i : MR512, m0, m1);
 }
 
-/* y[i][c] += sum_j x[i][j] v[j][c] for rows i0 .. i0 + ti (<= 12). */
-INLINE A512 void
-ntile512(const struct job *jb, int i0, const int ti)
-{
-	__m512		 acc[12][2], v0, v1;
-	__mmask16	 m0, m1;
-	float		*y;
-	int		 r, j, c;
-
-	for (c = 0; c < jb->out; c += 32) {
-		m0 = (__mmask16)(jb->out - c >= 16 ? 0xffff :
-		    (1u << (jb->out - c)) - 1);
-		m1 = (__mmask16)(jb->out - c >= 32 ? 0xffff :
-		    jb->out - c <= 16 ? 0 : (1u << (jb->out - c - 16)) - 1);
-#pragma GCC unroll 12
-		for (r = 0; r < ti; r++)
-			acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-		for (j = 0; j < jb->k; j++) {
-			v0 = _mm512_maskz_loadu_ps(m0, jb->w +
-			    (size_t)j * jb->ldw + c);
-			v1 = _mm512_maskz_loadu_ps(m1, jb->w +
-			    (size_t)j * jb->ldw + c + 16);
-#pragma GCC unroll 12
-			for (r = 0; r < ti; r++) {
-				acc[r][0] = _mm512_fmadd_ps(_mm512_set1_ps(
-				    jb->x[(size_t)(i0 + r) * jb->ldx + j]), v0,
-				    acc[r][0]);
-				acc[r][1] = _mm512_fmadd_ps(_mm512_set1_ps(
-				    jb->x[(size_t)(i0 + r) * jb->ldx + j]), v1,
-				    acc[r][1]);
-			}
-		}
-		for (r = 0; r < ti; r++) {
-			y = jb->y + (size_t)(i0 + r) * jb->ldy + c;
-			_mm512_mask_storeu_ps(y, m0, _mm512_add_ps(acc[r][0],
-			    _mm512_maskz_loadu_ps(m0, y)));
-			_mm512_mask_storeu_ps(y + 16, m1, _mm512_add_ps(
-			    acc[r][1], _mm512_maskz_loadu_ps(m1, y + 16)));
-		}
-	}
-}
-
-static A512 void
-nn512(const struct job *jb)
-{
-	int	i;
-
-	for (i = 0; i + 12 <= jb->n; i += 12)
-		ntile512(jb, i, 12);
-	for (; i < jb->n; i++)
-		ntile512(jb, i, 1);
-}
-
-/* ---- AVX2 + FMA: tiles of 4 rows of X by 3 rows of W ---- */
+/* ---- AVX2 + FMA: tiles of 3 rows of X by one panel of 32 outputs ---- */
 
 #define A256	__attribute__((target("avx2,fma")))
 
-INLINE A256 float
-hsum256(__m256 v)
-{
-	__m128	s = _mm_add_ps(_mm256_castps256_ps128(v),
-		    _mm256_extractf128_ps(v, 1));
-
-	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-	s = _mm_add_ss(s, _mm_movehdup_ps(s));
-	return _mm_cvtss_f32(s);
-}
-
 INLINE A256 void
-tile256(const struct job *jb, int i0, int o0, const int ti, const int to)
+tile256(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
+    const __m256i *mask)
 {
-	const float	*x = jb->x + (size_t)i0 * jb->ldx;
-	const float	*w = jb->w + (size_t)o0 * jb->ldw;
-	__m256		 acc[4][3], xv, wv[3];
-	__m256i		 m;
-	int		 i, o, j, k = jb->k;
+	__m256	acc[MR256][4], w[4], xb;
+	float	*yr;
+	int	r, c, j;
 
-#pragma GCC unroll 8
-	for (i = 0; i < ti; i++)
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			acc[i][o] = _mm256_setzero_ps();
-	for (j = 0; j + 8 <= k; j += 8) {
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			wv[o] = _mm256_loadu_ps(w + (size_t)o * jb->ldw + j);
-#pragma GCC unroll 8
-		for (i = 0; i < ti; i++) {
-			xv = _mm256_loadu_ps(x + (size_t)i * jb->ldx + j);
-#pragma GCC unroll 8
-			for (o = 0; o < to; o++)
-				acc[i][o] = _mm256_fmadd_ps(xv, wv[o],
-				    acc[i][o]);
+#pragma GCC unroll 4
+	for (r = 0; r < MR256; r++)
+#pragma GCC unroll 4
+		for (c = 0; c < 4; c++)
+			acc[r][c] = _mm256_setzero_ps();
+	for (j = 0; j < k; j++) {
+#pragma GCC unroll 4
+		for (c = 0; c < 4; c++)
+			w[c] = _mm256_load_ps(wp + (size_t)j * GEMM_NR + 8 * c);
+#pragma GCC unroll 4
+		for (r = 0; r < MR256; r++) {
+			xb = _mm256_broadcast_ss(xp + (size_t)j * MR256 + r);
+#pragma GCC unroll 4
+			for (c = 0; c < 4; c++)
+				acc[r][c] = _mm256_fmadd_ps(xb, w[c],
+				    acc[r][c]);
 		}
 	}
-	if (j < k) {
-		m = _mm256_cmpgt_epi32(_mm256_set1_epi32(k - j),
+	for (r = 0; r < ti; r++) {
+		yr = y + (size_t)r * ldy;
+		for (c = 0; c < 4; c++)
+			_mm256_maskstore_ps(yr + 8 * c, mask[c], _mm256_add_ps(
+			    acc[r][c], _mm256_maskload_ps(yr + 8 * c,
+			    mask[c])));
+	}
+}
+
+static A256 void
+panel256(const struct np *a, int p)
+{
+	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
+	__m256i		mask[4];
+	int		i, c;
+
+	for (c = 0; c < 4; c++)
+		mask[c] = _mm256_cmpgt_epi32(_mm256_set1_epi32(live - 8 * c),
 		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			wv[o] = _mm256_maskload_ps(w + (size_t)o * jb->ldw +
-			    j, m);
-#pragma GCC unroll 8
-		for (i = 0; i < ti; i++) {
-			xv = _mm256_maskload_ps(x + (size_t)i * jb->ldx + j,
-			    m);
-#pragma GCC unroll 8
-			for (o = 0; o < to; o++)
-				acc[i][o] = _mm256_fmadd_ps(xv, wv[o],
-				    acc[i][o]);
-		}
-	}
-#pragma GCC unroll 8
-	for (i = 0; i < ti; i++)
-#pragma GCC unroll 8
-		for (o = 0; o < to; o++)
-			jb->y[(size_t)(i0 + i) * jb->ldy + o0 + o] +=
-			    hsum256(acc[i][o]);
-}
-
-static A256 void
-edge256(const struct job *jb, int i0, int o0, int ti, int to)
-{
-#define E(a, b)	case (a) * 4 + (b): tile256(jb, i0, o0, a, b); break
-#define E3(a)	E(a, 1); E(a, 2); E(a, 3)
-	switch (ti * 4 + to) {
-	E3(1); E3(2); E3(3); E3(4);
-	}
-#undef E3
-#undef E
-}
-
-static A256 void
-kernel256(const struct job *jb, int o0, int o1)
-{
-	int	ob, oe, i, o;
-
-	for (ob = o0; ob < o1; ob = oe) {
-		oe = ob + GEMM_OB < o1 ? ob + GEMM_OB : o1;
-		for (i = 0; i < jb->n; i += 4) {
-			for (o = ob; o < oe; o += 3) {
-				if (i + 4 <= jb->n && o + 3 <= oe)
-					tile256(jb, i, o, 4, 3);
-				else
-					edge256(jb, i, o, jb->n - i < 4 ?
-					    jb->n - i : 4, oe - o < 3 ?
-					    oe - o : 3);
-			}
-		}
-	}
+	for (i = 0; i < a->n; i += MR256)
+		tile256(a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
+		    GEMM_NR, k, a->y + (size_t)i * a->ldy + p * GEMM_NR,
+		    a->ldy, a->n - i < MR256 ? a->n - i : MR256, mask);
 }
 
 /* ---- the pool ---- */
 
-/* Slice t of the current product's rows of W, in multiples of 3. */
 static void
 slice_run(struct gemm *g, int t)
 {
-	const struct job	*jb = &g->job;
-	int			 per = (jb->out + jb->threads - 1) / jb->threads;
-	int			 o0, o1;
-
-	per = (per + 2) / 3 * 3;
-	o0 = t * per;
-	o1 = o0 + per < jb->out ? o0 + per : jb->out;
-	if (jb->task != NULL)
-		jb->task(jb->arg, t, jb->threads);
-	else if (o0 < o1)
-		jb->kernel(jb, o0, o1);
+	g->job.task(g->job.arg, t, g->job.threads);
 }
 
 struct worker {
@@ -372,19 +256,17 @@ pool_start(struct gemm *g)
 }
 
 struct gemm *
-gemm_new(int threads)
+gemm_new(int threads, enum gemm_isa max)
 {
 	struct gemm	*g;
-	kernel_fn	*k = NULL;
 
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		k = kernel256;
-	if (k == NULL)
+	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
 		return NULL;
 	g = xcalloc(1, sizeof(*g));
-	g->kernel = k;
-	g->wide = __builtin_cpu_supports("avx512f") ? wide512 : NULL;
+	g->isa = max >= GEMM_AVX512 && __builtin_cpu_supports("avx512f") ?
+	    GEMM_AVX512 : GEMM_AVX2;
+	g->mr = g->isa == GEMM_AVX512 ? MR512 : MR256;
 	g->max = threads < 1 ? 1 : threads;
 	g->started = -1;
 	pthread_mutex_init(&g->mu, NULL);
@@ -410,41 +292,8 @@ gemm_free(struct gemm *g)
 	pthread_cond_destroy(&g->go);
 	pthread_cond_destroy(&g->done);
 	free(g->tid);
-	free(g->xt);
+	free(g->xp);
 	free(g);
-}
-
-/* X^T for the wide kernel, built by gemm_run's threads. */
-struct xt {
-	const float	*x;
-	float		*xt;		/* [k, npad], npad = n rounded up to 16 */
-	int		 ldx, n, k, npad;
-};
-
-/* Columns [k * t / nt, k * (t + 1) / nt) of X into X^T's rows, zero
- * padded; sixteen rows of X gathered at a time. */
-static A512 void
-xt_part(void *arg, int t, int nt)
-{
-	const struct xt	*a = arg;
-	int		 i, j, j0 = a->k * t / nt, j1 = a->k * (t + 1) / nt;
-	__m512i		 idx = _mm512_mullo_epi32(_mm512_set1_epi32(a->ldx),
-			    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-			    10, 11, 12, 13, 14, 15));
-	float		*row;
-
-	for (i = 0; i + 16 <= a->n; i += 16)
-		for (j = j0; j < j1; j++)
-			_mm512_storeu_ps(a->xt + (size_t)j * a->npad + i,
-			    _mm512_i32gather_ps(idx, a->x + (size_t)i *
-			    a->ldx + j, 4));
-	for (j = j0; j < j1; j++) {
-		row = a->xt + (size_t)j * a->npad;
-		for (i = a->n - a->n % 16; i < a->n; i++)
-			row[i] = a->x[(size_t)i * a->ldx + j];
-		for (; i < a->npad; i++)
-			row[i] = 0;
-	}
 }
 
 /* Run g->job's slices on threads threads (the caller's is slice 0). */
@@ -477,29 +326,11 @@ pool_run(struct gemm *g, int threads)
 	pthread_mutex_unlock(&g->mu);
 }
 
-int
-gemm_wide(const struct gemm *g)
-{
-	return g->wide != NULL;
-}
 
-void
-gemm_nn(struct gemm *g, const float *x, int ldx, int n, const float *v,
-    int ldv, int d, int k, float *y, int ldy)
+enum gemm_isa
+gemm_isa(const struct gemm *g)
 {
-	struct job	jb = { .x = x, .w = v, .y = y, .ldx = ldx, .ldw = ldv,
-			    .ldy = ldy, .n = n, .out = d, .k = k };
-	int		i, j, c;
-
-	if (g->wide != NULL) {
-		nn512(&jb);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < k; j++)
-			for (c = 0; c < d; c++)
-				y[(size_t)i * ldy + c] += x[(size_t)i * ldx +
-				    j] * v[(size_t)j * ldv + c];
+	return g->isa;
 }
 
 void
@@ -509,31 +340,259 @@ gemm_run(struct gemm *g, int threads, gemm_task_fn *task, void *arg)
 	pool_run(g, threads);
 }
 
-void
-gemm_nt(struct gemm *g, int threads, const float *x, int ldx, int n,
-    const float *w, int ldw, int out, int k, float *y, int ldy)
-{
-	struct xt	a = { .x = x, .ldx = ldx, .n = n, .k = k,
-			    .npad = (n + 15) / 16 * 16 };
-	size_t		need = (size_t)a.npad * (size_t)k;
+/* ---- packing ---- */
 
-	if (g->wide != NULL && n >= GEMM_WIDE_N) {
-		if (need > g->xt_cap) {
-			free(g->xt);
-			g->xt = xreallocarray(NULL, need, sizeof(float));
-			g->xt_cap = need;
-		}
-		a.xt = g->xt;
-		gemm_run(g, threads, xt_part, &a);
-	}
-	g->job = (struct job){ .kernel = g->kernel, .x = x, .w = w, .y = y,
-	    .ldx = ldx, .ldw = ldw, .ldy = ldy, .n = n, .out = out, .k = k,
-	    .threads = 1 };
-	if (a.xt != NULL) {
-		g->job.kernel = g->wide;
-		g->job.xt = a.xt;
-		g->job.npad = a.npad;
-	}
-	pool_run(g, out < 6 ? 1 : threads);
+size_t
+gemm_mat_floats(int out, int k)
+{
+	return (size_t)(out + GEMM_NR - 1) / GEMM_NR * GEMM_NR * (size_t)k;
 }
 
+/* gemm_pack's sources: rows[i] rows of parts[i] (ld floats apart), one
+ * under the other. */
+struct pack {
+	struct gemm_mat		*m;
+	const float *const	*parts;
+	const int		*rows;
+	int			 nparts, ld;
+};
+
+/* Row o of the stacked sources, or NULL past the last (padding). */
+static const float *
+pack_row(const struct pack *a, int o)
+{
+	int	i;
+
+	for (i = 0; i < a->nparts; o -= a->rows[i], i++)
+		if (o < a->rows[i])
+			return a->parts[i] + (size_t)o * a->ld;
+	return NULL;
+}
+
+/*
+ * Panels t, t + nt, ... of W, a column of the panel at a time: the 32
+ * source rows are read side by side (their lines stay in L1 for 16
+ * columns) and the panel is written in order.
+ */
+static void
+pack_part(void *arg, int t, int nt)
+{
+	const struct pack	*a = arg;
+	const float		*src[GEMM_NR];
+	float			*dst;
+	int			 p, c, j, k = a->m->k;
+	int			 np = (a->m->out + GEMM_NR - 1) / GEMM_NR;
+
+	for (p = t; p < np; p += nt) {
+		dst = a->m->data + (size_t)p * k * GEMM_NR;
+		for (c = 0; c < GEMM_NR; c++)
+			src[c] = pack_row(a, p * GEMM_NR + c);
+		for (j = 0; j < k; j++)
+			for (c = 0; c < GEMM_NR; c++)
+				*dst++ = src[c] != NULL ? src[c][j] : 0;
+	}
+}
+
+void
+gemm_pack(struct gemm *g, int threads, struct gemm_mat *m,
+    const float *const *parts, const int *rows, int nparts, int k)
+{
+	struct pack	a = { m, parts, rows, nparts, k };
+	int		i;
+
+	m->k = k;
+	for (m->out = 0, i = 0; i < nparts; i++)
+		m->out += rows[i];
+	gemm_run(g, threads, pack_part, &a);
+}
+
+void
+gemm_pack_here(struct gemm_mat *m, const float *w, int ldw, int out, int k)
+{
+	const float	*parts[1] = { w };
+	struct pack	 a = { m, parts, &out, 1, ldw };
+
+	m->out = out;
+	m->k = k;
+	pack_part(&a, 0, 1);
+}
+
+void
+gemm_pack_t_here(struct gemm_mat *m, const float *v, int ldv, int k,
+    int out)
+{
+	float	*dst = m->data;
+	int	 p, j, c, np = (out + GEMM_NR - 1) / GEMM_NR;
+
+	m->out = out;
+	m->k = k;
+	for (p = 0; p < np; p++)
+		for (j = 0; j < k; j++)
+			for (c = 0; c < GEMM_NR; c++)
+				*dst++ = p * GEMM_NR + c < out ?
+				    v[(size_t)j * ldv + p * GEMM_NR + c] : 0;
+}
+
+int
+gemm_pack_matches(const struct gemm_mat *m, const float *const *parts,
+    const int *rows, int nparts)
+{
+	struct pack	 a = { (struct gemm_mat *)m, parts, rows, nparts, m->k };
+	const float	*src, *panel;
+	int		 np = (m->out + GEMM_NR - 1) / GEMM_NR, p, c, k = m->k;
+
+	for (p = 0; p < np; p += np - 1 > 0 ? np - 1 : 1) {
+		panel = m->data + (size_t)p * k * GEMM_NR;
+		for (c = 0; c < GEMM_NR; c++) {
+			src = pack_row(&a, p * GEMM_NR + c);
+			if (src != NULL && (panel[c] != src[0] ||
+			    panel[(size_t)(k - 1) * GEMM_NR + c] != src[k - 1]))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* ---- products ---- */
+
+/* One panel of MR256 rows of X from src (NULL rows are padding). */
+static void
+xp_panel256(float *dst, const float *const *src, int k)
+{
+	int	j, r;
+
+	for (j = 0; j < k; j++)
+		for (r = 0; r < MR256; r++)
+			*dst++ = src[r] != NULL ? src[r][j] : 0;
+}
+
+/*
+ * One panel of MR512 rows of X from src (NULL rows are padding), sixteen
+ * columns at a time: the rows' sixteen floats are transposed in registers
+ * (16 x 16, the last four rows zero) and each column's MR512 floats
+ * stored in order, where an element-wise copy would cost a load and a
+ * store per float (12% of a 250-token embedding, P's panels included).
+ */
+static A512 void
+xp_panel512(float *dst, const float *const *src, int k)
+{
+	__m512		 r[16], a[16], b[16], c0, c1, c2, c3;
+	__mmask16	 m;
+	int		 j, i, n;
+
+	for (j = 0; j < k; j += 16) {
+		n = k - j < 16 ? k - j : 16;
+		m = (__mmask16)((1u << n) - 1);
+		for (i = 0; i < 16; i++)
+			r[i] = i < MR512 && src[i] != NULL ?
+			    _mm512_maskz_loadu_ps(m, src[i] + j) :
+			    _mm512_setzero_ps();
+		for (i = 0; i < 8; i++) {
+			a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+			a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i],
+			    r[2 * i + 1]);
+		}
+		/* b[4i + c]: rows 4i .. 4i + 3 of column 4L + c in lane L */
+		for (i = 0; i < 4; i++) {
+#define PD(v)	_mm512_castps_pd(v)
+#define PS(v)	_mm512_castpd_ps(v)
+			b[4 * i] = PS(_mm512_unpacklo_pd(PD(a[4 * i]),
+			    PD(a[4 * i + 2])));
+			b[4 * i + 1] = PS(_mm512_unpackhi_pd(PD(a[4 * i]),
+			    PD(a[4 * i + 2])));
+			b[4 * i + 2] = PS(_mm512_unpacklo_pd(PD(a[4 * i + 1]),
+			    PD(a[4 * i + 3])));
+			b[4 * i + 3] = PS(_mm512_unpackhi_pd(PD(a[4 * i + 1]),
+			    PD(a[4 * i + 3])));
+#undef PS
+#undef PD
+		}
+		/* column 4L + c: lane L of b[c], b[4 + c], b[8 + c], b[12 + c] */
+		for (i = 0; i < 4; i++) {
+			c0 = _mm512_shuffle_f32x4(b[i], b[4 + i], 0x88);
+			c1 = _mm512_shuffle_f32x4(b[i], b[4 + i], 0xdd);
+			c2 = _mm512_shuffle_f32x4(b[8 + i], b[12 + i], 0x88);
+			c3 = _mm512_shuffle_f32x4(b[8 + i], b[12 + i], 0xdd);
+			r[i] = _mm512_shuffle_f32x4(c0, c2, 0x88);
+			r[4 + i] = _mm512_shuffle_f32x4(c1, c3, 0x88);
+			r[8 + i] = _mm512_shuffle_f32x4(c0, c2, 0xdd);
+			r[12 + i] = _mm512_shuffle_f32x4(c1, c3, 0xdd);
+		}
+		for (i = 0; i < n; i++)
+			_mm512_mask_storeu_ps(dst + (size_t)(j + i) * MR512,
+			    (1u << MR512) - 1, r[i]);
+	}
+}
+
+/* X's panels t, t + nt, ... (invariant 2). */
+static void
+xp_part(void *arg, int t, int nt)
+{
+	const struct np	*a = arg;
+	const float	*src[MR512];
+	float		*dst;
+	int		 q, r, k = a->w->k, mr = a->mr;
+
+	for (q = t; q * mr < a->n; q += nt) {
+		dst = a->xp + (size_t)q * mr * k;
+		for (r = 0; r < mr; r++)
+			src[r] = q * mr + r < a->n ?
+			    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
+		if (a->isa == GEMM_AVX512)
+			xp_panel512(dst, src, k);
+		else
+			xp_panel256(dst, src, k);
+	}
+}
+
+/* W's panels [np * t / nt, np * (t + 1) / nt) (invariant 3). */
+static void
+np_part(void *arg, int t, int nt)
+{
+	const struct np	*a = arg;
+	int		 np = (a->w->out + GEMM_NR - 1) / GEMM_NR, p;
+
+	for (p = np * t / nt; p < np * (t + 1) / nt; p++) {
+		if (a->isa == GEMM_AVX512)
+			panel512(a, p);
+		else
+			panel256(a, p);
+	}
+}
+
+size_t
+gemm_xp_floats(const struct gemm *g, int n, int k)
+{
+	return (size_t)(n + g->mr - 1) / (size_t)g->mr * (size_t)g->mr *
+	    (size_t)k;
+}
+
+void
+gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
+    int n, const struct gemm_mat *m, float *y, int ldy)
+{
+	struct np	a = { .x = x, .xp = xp, .w = m, .y = y, .ldx = ldx,
+			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
+
+	xp_part(&a, 0, 1);
+	np_part(&a, 0, 1);
+}
+
+void
+gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
+    const struct gemm_mat *m, float *y, int ldy)
+{
+	struct np	a = { .x = x, .w = m, .y = y, .ldx = ldx, .ldy = ldy,
+			    .n = n, .mr = g->mr, .isa = g->isa };
+	size_t		need = gemm_xp_floats(g, n, m->k);
+	int		np = (m->out + GEMM_NR - 1) / GEMM_NR;
+
+	if (need > g->xp_cap) {
+		free(g->xp);
+		g->xp = xaligned_alloc(64, need * sizeof(float));
+		g->xp_cap = need;
+	}
+	a.xp = g->xp;
+	gemm_run(g, threads, xp_part, &a);
+	gemm_run(g, np < threads ? np : threads, np_part, &a);
+}

@@ -2,52 +2,95 @@
 #ifndef THATCH_EMBED_GEMM_H
 #define THATCH_EMBED_GEMM_H
 
+#include <stddef.h>
+
 /* A pool of threads - 1 workers plus the calling thread. */
 struct gemm;
 
-/* From this many rows of X, products are only fast with gemm_wide. */
-#define GEMM_WIDE_N	16
+/* The widest kernels a pool may use; it uses the best the CPU has. */
+enum gemm_isa {
+	GEMM_AVX2,		/* AVX2 with FMA */
+	GEMM_AVX512,		/* AVX-512F */
+};
+
+/* Rows of W per packed panel. */
+#define GEMM_NR		32
 
 /*
- * A pool for up to threads threads (>= 1); workers start on the first
- * product that uses them. Returns NULL when this CPU lacks AVX2 with FMA:
- * the caller then multiplies with CBLAS.
+ * A pool for up to threads threads (>= 1) with kernels no wider than max;
+ * workers start on the first product that uses them. Returns NULL when
+ * this CPU lacks AVX2 with FMA: the caller then multiplies with CBLAS.
  */
-struct gemm	*gemm_new(int threads);
+struct gemm	*gemm_new(int threads, enum gemm_isa max);
 void		 gemm_free(struct gemm *);
 
-/*
- * Whether this CPU has the wide (AVX-512) kernels. Without them, gemm_nt
- * of GEMM_WIDE_N or more rows and gemm_nn are correct but slower than
- * OpenBLAS.
- */
-int	gemm_wide(const struct gemm *);
+/* The kernels in use. */
+enum gemm_isa	 gemm_isa(const struct gemm *);
 
 /*
- * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < out, j < k: X times
- * W transposed, W row-major [out, k] as PyTorch stores linear layers.
- * W is read where it lies, never copied: each row once from memory, then
- * from L2 for further rows of X. threads (1 .. the pool's) split the rows
- * of W.
+ * A weight matrix W [out, k] packed for gemm_np: panels of GEMM_NR rows,
+ * each stored column by column (panel p holds w[p * NR + c][j] at
+ * data[(p * k + j) * NR + c]), the last panel zero padded. The kernel then
+ * reads one sequential stream of weights and adds whole vectors of
+ * outputs, where W in PyTorch's row-major layout would need a dot
+ * product per output. data is the caller's, gemm_mat_floats(out, k)
+ * floats aligned to 64 bytes.
  */
-void	gemm_nt(struct gemm *, int threads, const float *x, int ldx, int n,
-	    const float *w, int ldw, int out, int k, float *y, int ldy);
+struct gemm_mat {
+	float	*data;
+	int	 out, k;
+};
+
+size_t	gemm_mat_floats(int out, int k);
 
 /*
- * y[i][c] += sum_j x[i][j] * v[j][c] for i < n, c < d, j < k: X times V,
- * both row-major (attention's probabilities times values), on the
- * calling thread.
+ * Pack the rows of nparts row-major matrices, parts[i] with rows[i] rows
+ * of k floats each, one under the other, into m (m->data set by the
+ * caller), on up to threads threads.
  */
-void	gemm_nn(struct gemm *, const float *x, int ldx, int n,
-	    const float *v, int ldv, int d, int k, float *y, int ldy);
+void	gemm_pack(struct gemm *, int threads, struct gemm_mat *m,
+	    const float *const *parts, const int *rows, int nparts, int k);
+
+/*
+ * Whether m holds what gemm_pack would pack from these sources, judged
+ * by the first and last weight of every row in the first and last panels:
+ * a check that a packed copy kept elsewhere (packcache.c) belongs to this
+ * model, reading a few pages of each source rather than all of them.
+ */
+int	gemm_pack_matches(const struct gemm_mat *m,
+	    const float *const *parts, const int *rows, int nparts);
+
+/*
+ * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < m->out, j < m->k: X
+ * times the packed W transposed, as a linear layer multiplies. threads
+ * (1 .. the pool's) split W's panels; x's rows are first copied into
+ * panels the kernel broadcasts from.
+ */
+void	gemm_np(struct gemm *, int threads, const float *x, int ldx, int n,
+	    const struct gemm_mat *m, float *y, int ldy);
+
+/*
+ * The same on the calling thread, for a task under gemm_run (attention's
+ * heads): gemm_pack_here packs out rows of w, ldw floats apart;
+ * gemm_pack_t_here packs W = V^T for V [k, out] (ldv floats apart), so
+ * that X . W^T is X . V; gemm_np_here copies X into xp, the caller's
+ * gemm_xp_floats(n, k) floats, instead of the pool's buffer.
+ */
+void	gemm_pack_here(struct gemm_mat *m, const float *w, int ldw, int out,
+	    int k);
+void	gemm_pack_t_here(struct gemm_mat *m, const float *v, int ldv, int k,
+	    int out);
+size_t	gemm_xp_floats(const struct gemm *, int n, int k);
+void	gemm_np_here(const struct gemm *, float *xp, const float *x,
+	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy);
 
 /* A task for gemm_run: thread t of nt (0 is the caller). */
 typedef void	gemm_task_fn(void *arg, int t, int nt);
 
 /*
  * Run task(arg, t, nt) on nt = min(threads, the pool's) threads at once
- * and return when all are done. The task may call gemm_nn (not gemm_nt
- * or gemm_run, which use the pool's one job).
+ * and return when all are done. The task may call the _here functions
+ * (not gemm_np, gemm_pack or gemm_run, which use the pool).
  */
 void	gemm_run(struct gemm *, int threads, gemm_task_fn *, void *arg);
 

@@ -38,6 +38,7 @@
 #include "util/jsonx.h"
 #include "util/path.h"
 #include "util/sbuf.h"
+#include "util/sha256.h"
 #include "util/xmalloc.h"
 
 /* transformers.js truncates at the tokenizer's model_max_length. */
@@ -82,6 +83,7 @@ model_opts_init(struct model_opts *o, const struct paths *p)
 	v = path_env("HF_HOME");
 	o->cache_dir = v ? xstrdup(v) :
 	    path_join(p->cache_home, "thatch/models");
+	o->pack_dir = path_join(p->cache_home, "thatch/packed");
 	v = path_env("HF_ENDPOINT");
 	o->endpoint = xstrdup(v ? v : "https://huggingface.co");
 	/* "https://hub.example/" must not make "//" in every URL */
@@ -105,6 +107,7 @@ model_opts_release(struct model_opts *o)
 {
 	free(o->id);
 	free(o->cache_dir);
+	free(o->pack_dir);
 	free(o->endpoint);
 	free(o->token);
 	memset(o, 0, sizeof(*o));
@@ -258,11 +261,42 @@ machine_threads(int want)
 	return want > 0 && want < cores ? want : (int)cores;
 }
 
+/*
+ * The packed-weights file for the model file at path in o->pack_dir, named
+ * by a hash of the file's identity (where it is, its size, modification
+ * time and inode) and BERT_PACK_LAYOUT: a model replaced in place or a new
+ * layout gets a new name. NULL without a pack_dir or when path cannot be
+ * examined.
+ */
+static char *
+pack_path(const struct model_opts *o, const char *path)
+{
+	struct stat	 sb;
+	char		*real, *key, *name, *out, hex[SHA256_HEX_LEN];
+
+	if (o->pack_dir == NULL || (real = realpath(path, NULL)) == NULL)
+		return NULL;
+	if (stat(real, &sb) != 0) {
+		free(real);
+		return NULL;
+	}
+	key = xasprintf("%s\n%s\n%lld %lld.%09ld %llu %llu", BERT_PACK_LAYOUT,
+	    real, (long long)sb.st_size, (long long)sb.st_mtim.tv_sec,
+	    sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino,
+	    (unsigned long long)sb.st_dev);
+	name = xasprintf("%.32s.bin", sha256_hex(key, strlen(key), hex));
+	out = path_join(o->pack_dir, name);
+	free(name);
+	free(key);
+	free(real);
+	return out;
+}
+
 int
 model_open(const struct model_opts *o, struct model **out, struct err *err)
 {
 	struct model	*m;
-	char		*path = NULL;
+	char		*path = NULL, *packed = NULL;
 	int		 rc = -1;
 
 	*out = NULL;
@@ -278,7 +312,9 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	    st_open(path, &m->st, err) != 0)
 		goto out;
 	m->threads = machine_threads(o->threads);
-	if (bert_new(m->st, &m->cfg, m->threads, &m->bert, err) != 0) {
+	packed = pack_path(o, path);
+	if (bert_new(m->st, &m->cfg, m->threads, packed, &m->bert,
+	    err) != 0) {
 		err_wrap(err, "'%s'", path);
 		goto out;
 	}
@@ -297,6 +333,7 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	rc = 0;
 out:
 	model_close(m);
+	free(packed);
 	free(path);
 	return rc;
 }

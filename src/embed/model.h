@@ -24,11 +24,13 @@ struct model;
  * MODEL_DEFAULT_ID), cache_dir from HF_HOME, else
  * $XDG_CACHE_HOME/thatch/models; endpoint HF_ENDPOINT (default
  * https://huggingface.co); token HF_TOKEN; threads THATCH_THREADS (0: the
- * machine's cores). Strings are owned; release with model_opts_release.
+ * machine's cores); pack_dir for the packed copy of the weights every
+ * process after the first maps (bert.c), NULL to pack in memory. Strings are owned; release with model_opts_release.
  */
 struct model_opts {
 	char	*id;
 	char	*cache_dir;
+	char	*pack_dir;	/* packed weights: $XDG_CACHE_HOME/thatch/packed */
 	char	*endpoint;
 	char	*token;
 	int	 threads;

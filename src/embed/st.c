@@ -10,13 +10,8 @@
  *     begin equals count * dtype size, computed without overflow.
  *  2. Only F32, F16 and BF16 are accepted; anything else is refused by name.
  *  3. Nothing is read outside [map, map + size).
- *  4. The mapping starts on a 2 MB boundary with MADV_HUGEPAGE, so that
- *     where the page cache holds the file in 2 MB folios (Linux 6.x with
- *     transparent huge pages; hub.c evicts a fresh download so that the
- *     next read builds them) each 2 MB is one page-table entry. First
- *     touches of 4 KB pages cost ~5 us each on a virtual machine: 85 MB
- *     of bge-small layers took 120-300 ms to touch in 4 KB pages, 10-17 ms
- *     in 2 MB ones. Elsewhere the advice is a no-op.
+ *  4. The mapping starts on a 2 MB boundary with MADV_HUGEPAGE
+ *     (util/hugemap.c: each 2 MB of weights one page-table entry).
  */
 #include "embed/st.h"
 
@@ -32,11 +27,9 @@
 #include <jansson.h>
 
 #include "util/err.h"
+#include "util/hugemap.h"
 #include "util/jsonx.h"
 #include "util/xmalloc.h"
-
-/* A huge page: the alignment of mappings (invariant 4). */
-#define ST_HUGE		(2u << 20)
 
 /* A larger header is not a model thatch can run (bge-base: 20 KB). */
 #define ST_MAX_HEADER	(64u << 20)
@@ -190,35 +183,6 @@ out:
 	return rc;
 }
 
-/*
- * Map size bytes of fd read-only at a 2 MB boundary and ask for huge
- * pages (invariant 4). Returns the mapping or MAP_FAILED.
- */
-static void *
-map_aligned(int fd, size_t size)
-{
-	size_t	 page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t	 span = size + ST_HUGE, used;
-	char	*res, *at;
-
-	res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (res == MAP_FAILED)
-		return MAP_FAILED;
-	at = (char *)(((uintptr_t)res + ST_HUGE - 1) & ~(uintptr_t)(ST_HUGE - 1));
-	if (mmap(at, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) ==
-	    MAP_FAILED) {
-		munmap(res, span);
-		return MAP_FAILED;
-	}
-	used = (size + page - 1) / page * page;
-	if (at > res)
-		munmap(res, (size_t)(at - res));
-	if (res + span > at + used)
-		munmap(at + used, (size_t)(res + span - (at + used)));
-	madvise(at, size, MADV_HUGEPAGE);
-	return at;
-}
-
 int
 st_open(const char *path, struct st **out, struct err *err)
 {
@@ -239,7 +203,7 @@ st_open(const char *path, struct st **out, struct err *err)
 		    "download?)", path, (long long)sb.st_size);
 		goto out;
 	}
-	map = map_aligned(fd, (size_t)sb.st_size);
+	map = hugemap_file(fd, (size_t)sb.st_size);
 	if (map == MAP_FAILED) {
 		err_errno(err, "cannot map '%s'", path);
 		goto out;
@@ -271,6 +235,14 @@ st_close(struct st *st)
 	if (st->map != NULL)
 		munmap(st->map, st->size);
 	free(st);
+}
+
+void
+st_unmap_pages(const struct st *st)
+{
+	/* a read-only private mapping has no pages of its own to lose */
+	if (st->map != NULL)
+		madvise(st->map, st->size, MADV_DONTNEED);
 }
 
 const struct st_tensor *

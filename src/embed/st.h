@@ -51,6 +51,13 @@ int	st_open(const char *path, struct st **, struct err *);
 int	st_parse(const void *, size_t size, struct st **, struct err *);
 void	st_close(struct st *);
 
+/*
+ * Drop this process's page mappings of the file (MADV_DONTNEED): reads
+ * fault them back in from the page cache, so nothing is lost, but pages
+ * read once (weights packed elsewhere) stop counting in the resident set.
+ */
+void	st_unmap_pages(const struct st *);
+
 /* The tensor called name, or NULL. */
 const struct st_tensor *st_find(const struct st *, const char *name);
 

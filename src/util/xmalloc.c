@@ -51,6 +51,16 @@ xrealloc(void *p, size_t n)
 }
 
 void *
+xaligned_alloc(size_t align, size_t size)
+{
+	void	*p;
+
+	if (posix_memalign(&p, align, size ? size : 1) != 0)
+		oom(size);
+	return p;
+}
+
+void *
 xreallocarray(void *p, size_t nmemb, size_t size)
 {
 	if (size != 0 && nmemb > SIZE_MAX / size)

@@ -11,6 +11,9 @@ void	*xcalloc(size_t, size_t);
 void	*xrealloc(void *, size_t);
 /* Grow an array of n elements of size sz to at least `need` elements. */
 void	*xreallocarray(void *, size_t, size_t);
+/* size bytes at a multiple of align (a power of two, >= sizeof(void *));
+ * released with free. */
+void	*xaligned_alloc(size_t align, size_t size);
 char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 /* A newly allocated formatted string. */

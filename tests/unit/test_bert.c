@@ -1,11 +1,18 @@
 /*
  * test_bert.c — the tiny random BERT gives transformers.js's vectors to
- * within 1e-5 per component, as passages and as queries, through
- * model_open/model_embed; and a model folder that is not a BERT encoder is
- * refused with a message, not a crash.
+ * within 1e-5 per component, as passages (the first process: weights
+ * packed in memory) and as queries (a later one: the packed copy mapped
+ * from the cache), through model_open/model_embed; a packed copy that is
+ * damaged, cut short or cannot be written costs time, never a wrong
+ * vector; and a model folder that is not a BERT encoder is refused with a
+ * message, not a crash.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -19,6 +26,10 @@
 
 #define TINY	"fixtures/embed/tiny-bert"
 
+/* A private $XDG_CACHE_HOME for the packed weights, made on first use. */
+static char	 cache_tmpl[] = "/tmp/thatch-test-bert.XXXXXX";
+static char	*cache_home;
+
 static struct model *
 open_model(const char *dir, struct err *err)
 {
@@ -26,6 +37,10 @@ open_model(const char *dir, struct err *err)
 	struct paths		 p;
 	struct model		*m = NULL;
 
+	if (cache_home == NULL) {
+		cache_home = mkdtemp(cache_tmpl);
+		setenv("XDG_CACHE_HOME", cache_home, 1);
+	}
 	paths_init(&p);
 	model_opts_init(&o, &p);
 	free(o.id);
@@ -107,8 +122,133 @@ test_tag_and_dimension(void)
 	model_close(m);
 }
 
+/* The one packed-weights file in the private cache (new string), or NULL. */
+static char *
+pack_file(void)
+{
+	struct dirent	*de;
+	char		*dir = xasprintf("%s/thatch/packed", cache_home), *f = NULL;
+	DIR		*d = opendir(dir);
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (strlen(de->d_name) > 4 && strcmp(de->d_name +
+		    strlen(de->d_name) - 4, ".bin") == 0) {
+			free(f);
+			f = xasprintf("%s/%s", dir, de->d_name);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	return f;
+}
+
+/* The tiny model's vector of "packed weights", or -1 if it will not open. */
+static int
+embed_once(float v[32])
+{
+	struct err	 err;
+	struct model	*m = open_model(TINY, &err);
+	int		 rc;
+
+	if (m == NULL) {
+		CHECK_FAIL("model_open: %s", err.msg);
+		return -1;
+	}
+	rc = model_embed(m, "packed weights", 14, EMBED_PASSAGE, v, &err);
+	model_close(m);
+	return rc;
+}
+
+static void
+test_packed_weights_are_kept_for_the_next_process(void)
+{
+	struct stat	 a, b;
+	float		 v1[32], v2[32];
+	char		*f;
+
+	CHECK_INT(embed_once(v1), 0);
+	f = pack_file();
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	CHECK_INT(stat(f, &a), 0);
+	CHECK_INT(embed_once(v2), 0);
+	CHECK(memcmp(v1, v2, sizeof(v1)) == 0);
+	CHECK_INT(stat(f, &b), 0);
+	CHECK(a.st_ino == b.st_ino);	/* mapped, not written again */
+	free(f);
+}
+
+static void
+test_a_damaged_pack_file_is_packed_anew(void)
+{
+	struct stat	 a, b;
+	float		 good[32], v[32];
+	char		 zeros[4096] = { 0 };
+	char		*f;
+	int		 fd;
+
+	CHECK_INT(embed_once(good), 0);
+	if ((f = pack_file()) == NULL) {
+		CHECK_FAIL("no packed-weights file");
+		return;
+	}
+	/* the header and size stay right, the weights are zeros */
+	CHECK_INT(stat(f, &a), 0);
+	fd = open(f, O_WRONLY);
+	CHECK(pwrite(fd, zeros, sizeof(zeros), 4096) == sizeof(zeros));
+	close(fd);
+	CHECK_INT(embed_once(v), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	CHECK_INT(stat(f, &b), 0);
+	CHECK(a.st_ino != b.st_ino);	/* replaced by a good one */
+	/* cut short */
+	CHECK_INT(truncate(f, b.st_size / 2), 0);
+	CHECK_INT(embed_once(v), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	CHECK_INT(stat(f, &a), 0);
+	CHECK(a.st_size == b.st_size);
+	free(f);
+}
+
+static void
+test_an_unwritable_cache_still_embeds(void)
+{
+	float	 good[32], v[32];
+	char	*blocker = xasprintf("%s/file", cache_home);
+	char	*saved = xstrdup(getenv("XDG_CACHE_HOME"));
+	FILE	*fp;
+
+	CHECK_INT(embed_once(good), 0);
+	fp = fopen(blocker, "w");
+	CHECK(fp != NULL);
+	if (fp != NULL)
+		fclose(fp);
+	setenv("XDG_CACHE_HOME", blocker, 1);	/* a file, not a folder */
+	CHECK_INT(embed_once(v), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	setenv("XDG_CACHE_HOME", saved, 1);
+	free(saved);
+	free(blocker);
+}
+
+/* Last: remove the private cache. */
+static void
+test_cleanup(void)
+{
+	char	*cmd = xasprintf("rm -rf '%s'", cache_home);
+
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+}
+
 CHECK_MAIN(
 	TEST(test_passage_vectors_match_transformers_js),
 	TEST(test_query_vectors_match_transformers_js),
-	TEST(test_tag_and_dimension)
+	TEST(test_tag_and_dimension),
+	TEST(test_packed_weights_are_kept_for_the_next_process),
+	TEST(test_a_damaged_pack_file_is_packed_anew),
+	TEST(test_an_unwritable_cache_still_embeds),
+	TEST(test_cleanup)
 )

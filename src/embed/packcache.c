@@ -1,0 +1,145 @@
+/*
+ * packcache.c — the encoder's packed weights (gemm.h), kept in a file so
+ * that only the first process packs them.
+ *
+ * Packing bge-small's layers copies 85 MB into fresh memory, and on a
+ * virtual machine fresh memory is dear: the kernel zeroes every page the
+ * host hands over, ~200 ms for 85 MB here, against 10-17 ms to map the
+ * same bytes of a file already in the page cache (util/hugemap.c). So the
+ * first process writes what it packed to $XDG_CACHE_HOME/thatch/packed/,
+ * and every later one maps that file like the model itself.
+ *  1. The file is a 4 KB header (PACK_MAGIC, then the float count as a
+ *     native size_t at PACK_COUNT_AT) and the floats; one that is shorter,
+ *     longer or otherwise labelled is not used. The name (model.c) hashes
+ *     the model file's identity and the packing layout, so a changed model
+ *     or a new layout gets a new file instead of a stale one.
+ *  2. A file appears only whole: written to a temporary name, fsync'd,
+ *     renamed. A crash leaves at worst a temporary file, never a short or
+ *     zero-filled cache that would embed wrongly; bert.c still compares a
+ *     sample of every matrix with the model before trusting one.
+ *  3. The data starts 4 KB into the file and the mapping on a 2 MB
+ *     boundary, so the floats are 64-byte aligned as the kernels need.
+ */
+#include "embed/packcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/err.h"
+#include "util/hugemap.h"
+#include "util/path.h"
+#include "util/xmalloc.h"
+
+#define PACK_HEADER	4096
+#define PACK_MAGIC	"thatch packed weights 1\n"
+#define PACK_COUNT_AT	64
+
+int
+packcache_map(const char *path, size_t floats, struct packcache *pc)
+{
+	struct stat	 sb;
+	size_t		 len = PACK_HEADER + floats * sizeof(float), count;
+	char		*map;
+	int		 fd;
+
+	memset(pc, 0, sizeof(*pc));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0 || (size_t)sb.st_size != len ||
+	    (map = hugemap_file(fd, len)) == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	memcpy(&count, map + PACK_COUNT_AT, sizeof(count));
+	if (memcmp(map, PACK_MAGIC, sizeof(PACK_MAGIC) - 1) != 0 ||
+	    count != floats) {
+		munmap(map, len);
+		return -1;
+	}
+	pc->map = map;
+	pc->map_len = len;
+	pc->data = (float *)(void *)(map + PACK_HEADER);
+	pc->floats = floats;
+	return 0;
+}
+
+void
+packcache_alloc(size_t floats, struct packcache *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->data = xaligned_alloc(HUGEMAP_PAGE, floats * sizeof(float));
+	madvise(pc->data, floats * sizeof(float), MADV_HUGEPAGE);
+	pc->floats = floats;
+}
+
+/* Write all of buf[0, len) to fd. */
+static int
+write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 w;
+
+	while (len > 0) {
+		if ((w = write(fd, p, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+packcache_save(const char *path, const struct packcache *pc,
+    struct err *err)
+{
+	char	 header[PACK_HEADER] = PACK_MAGIC, *dir, *tmp;
+	int	 fd = -1, rc = -1;
+
+	dir = path_dirname(path);
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	if (path_mkdir_p(dir, 0700, err) != 0)
+		goto out;
+	memcpy(header + PACK_COUNT_AT, &pc->floats, sizeof(pc->floats));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write_all(fd, header, sizeof(header)) != 0 ||
+	    write_all(fd, pc->data, pc->floats * sizeof(float)) != 0 ||
+	    fsync(fd) != 0) {
+		err_errno(err, "cannot write '%s'", tmp);
+		goto out;
+	}
+	if (close(fd) != 0 || rename(tmp, path) != 0) {
+		fd = -1;
+		err_errno(err, "cannot write '%s'", path);
+		goto out;
+	}
+	fd = -1;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+void
+packcache_release(struct packcache *pc)
+{
+	if (pc->map != NULL)
+		munmap(pc->map, pc->map_len);
+	else
+		free(pc->data);
+	memset(pc, 0, sizeof(*pc));
+}

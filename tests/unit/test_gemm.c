@@ -1,0 +1,173 @@
+/*
+ * test_gemm.c — the encoder's products give what plain double-precision
+ * loops give, to float rounding, for every shape's edges: rows of X that
+ * do not fill a tile, outputs that do not fill a panel, one thread or
+ * two, AVX2 and AVX-512 kernels (each where the CPU has it); stacked
+ * sources pack as one matrix; and a packed copy that no longer matches
+ * its weights is noticed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "embed/gemm.h"
+#include "util/xmalloc.h"
+
+static float
+value(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (float)((*seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+}
+
+static float *
+filled(size_t n, unsigned seed)
+{
+	float	*p = xreallocarray(NULL, n ? n : 1, sizeof(*p));
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		p[i] = value(&seed);
+	return p;
+}
+
+static struct gemm_mat
+packed(struct gemm *g, int threads, const float *const *parts,
+    const int *rows, int nparts, int k)
+{
+	struct gemm_mat	m;
+	int		i, out = 0;
+
+	for (i = 0; i < nparts; i++)
+		out += rows[i];
+	m.data = xaligned_alloc(64, gemm_mat_floats(out, k) * sizeof(float));
+	gemm_pack(g, threads, &m, parts, rows, nparts, k);
+	return m;
+}
+
+/* y = y0 + x . w^T by gemm_np, against the same in double; y has an
+ * extra column (ldy = out + 1) that must stay as it was. */
+static void
+check_product(enum gemm_isa isa, int threads, int n, int out, int k)
+{
+	struct gemm	*g = gemm_new(threads, isa);
+	struct gemm_mat	 m;
+	float		*x, *w, *y, *y0;
+	const float	*parts[1];
+	double		 want, worst = 0;
+	int		 i, o, j, ldy = out + 1;
+
+	if (g == NULL)
+		return;		/* no AVX2: CBLAS does this, not gemm.c */
+	if (gemm_isa(g) != isa) {
+		gemm_free(g);
+		return;		/* this CPU lacks the wider kernels */
+	}
+	x = filled((size_t)n * k, 1);
+	w = filled((size_t)out * k, 2);
+	y0 = filled((size_t)n * ldy, 3);
+	y = xreallocarray(NULL, (size_t)n * ldy, sizeof(*y));
+	memcpy(y, y0, (size_t)n * ldy * sizeof(*y));
+	parts[0] = w;
+	m = packed(g, threads, parts, &out, 1, k);
+	gemm_np(g, threads, x, k, n, &m, y, ldy);
+	for (i = 0; i < n; i++) {
+		for (o = 0; o < out; o++) {
+			want = y0[(size_t)i * ldy + o];
+			for (j = 0; j < k; j++)
+				want += (double)x[(size_t)i * k + j] *
+				    w[(size_t)o * k + j];
+			worst = fmax(worst, fabs(want - y[(size_t)i * ldy +
+			    o]));
+		}
+		if (y[(size_t)i * ldy + out] != y0[(size_t)i * ldy + out])
+			CHECK_FAIL("isa %d, %d threads, %dx%dx%d: row %d's "
+			    "column past out was written", isa, threads, n,
+			    out, k, i);
+	}
+	if (worst > 1e-4)
+		CHECK_FAIL("isa %d, %d threads, %dx%dx%d: off by %g", isa,
+		    threads, n, out, k, worst);
+	free(m.data);
+	free(x);
+	free(w);
+	free(y);
+	free(y0);
+	gemm_free(g);
+}
+
+static void
+test_products_match_plain_loops_at_every_edge(void)
+{
+	static const int	ns[] = { 1, 2, 3, 4, 11, 12, 13, 25, 70 };
+	static const int	outs[] = { 1, 16, 31, 32, 33, 100 };
+	static const int	ks[] = { 1, 7, 20, 64 };
+	size_t			a, b, c;
+	int			isa, threads;
+
+	for (isa = GEMM_AVX2; isa <= GEMM_AVX512; isa++)
+		for (threads = 1; threads <= 2; threads++)
+			for (a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+				for (b = 0; b < sizeof(outs) / sizeof(outs[0]);
+				    b++)
+					for (c = 0; c < sizeof(ks) /
+					    sizeof(ks[0]); c++)
+						check_product(isa, threads,
+						    ns[a], outs[b], ks[c]);
+	CHECK(1);	/* the loops above fail by themselves */
+}
+
+static void
+test_stacked_sources_pack_as_one_matrix(void)
+{
+	struct gemm	*g = gemm_new(2, GEMM_AVX512);
+	struct gemm_mat	 one, three;
+	float		*w = filled(90 * 40, 5);
+	const float	*whole[1] = { w };
+	const float	*split[3] = { w, w + 20 * 40, w + 50 * 40 };
+	int		 all = 90, rows[3] = { 20, 30, 40 };
+
+	if (g == NULL)
+		return;
+	one = packed(g, 2, whole, &all, 1, 40);
+	three = packed(g, 1, split, rows, 3, 40);
+	CHECK_INT(three.out, 90);
+	CHECK(memcmp(one.data, three.data, gemm_mat_floats(90, 40) *
+	    sizeof(float)) == 0);
+	free(one.data);
+	free(three.data);
+	free(w);
+	gemm_free(g);
+}
+
+static void
+test_a_packed_copy_of_other_weights_is_noticed(void)
+{
+	struct gemm	*g = gemm_new(1, GEMM_AVX512);
+	struct gemm_mat	 m;
+	float		*w = filled(100 * 48, 7);
+	const float	*parts[1] = { w };
+	float		 last = w[99 * 48 + 47];
+	int		 rows = 100;
+
+	if (g == NULL)
+		return;
+	m = packed(g, 1, parts, &rows, 1, 48);
+	CHECK(gemm_pack_matches(&m, parts, &rows, 1));
+	w[99 * 48 + 47] = last + 1;	/* the last weight of the last row */
+	CHECK(!gemm_pack_matches(&m, parts, &rows, 1));
+	w[99 * 48 + 47] = last;
+	CHECK(gemm_pack_matches(&m, parts, &rows, 1));
+	memset(m.data, 0, 16 * sizeof(float));	/* a zeroed first panel */
+	CHECK(!gemm_pack_matches(&m, parts, &rows, 1));
+	free(m.data);
+	free(w);
+	gemm_free(g);
+}
+
+CHECK_MAIN(
+	TEST(test_products_match_plain_loops_at_every_edge),
+	TEST(test_stacked_sources_pack_as_one_matrix),
+	TEST(test_a_packed_copy_of_other_weights_is_noticed)
+)
