@@ -19,9 +19,14 @@
  *     sample of every matrix with the model before trusting one.
  *  3. The data starts 4 KB into the file and the mapping on a 2 MB
  *     boundary, so the floats are 64-byte aligned as the kernels need.
+ *  4. A file in use has a modification time under PACK_TOUCH old (map
+ *     refreshes it once a day); a save removes the folder's other files
+ *     unused for PACK_MAX_AGE and temporaries a crashed save left, so
+ *     models replaced or given up do not keep 85 MB each for ever.
  */
 #include "embed/packcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/err.h"
@@ -39,6 +45,9 @@
 #define PACK_HEADER	4096
 #define PACK_MAGIC	"thatch packed weights 1\n"
 #define PACK_COUNT_AT	64
+#define PACK_TOUCH	(24 * 60 * 60)
+#define PACK_MAX_AGE	(30 * 24 * 60 * 60)
+#define PACK_TMP_AGE	(24 * 60 * 60)
 
 int
 packcache_map(const char *path, size_t floats, struct packcache *pc)
@@ -56,13 +65,16 @@ packcache_map(const char *path, size_t floats, struct packcache *pc)
 		close(fd);
 		return -1;
 	}
-	close(fd);
 	memcpy(&count, map + PACK_COUNT_AT, sizeof(count));
 	if (memcmp(map, PACK_MAGIC, sizeof(PACK_MAGIC) - 1) != 0 ||
 	    count != floats) {
 		munmap(map, len);
+		close(fd);
 		return -1;
 	}
+	if (time(NULL) - sb.st_mtime > PACK_TOUCH)
+		futimens(fd, NULL);	/* invariant 4; failure is harmless */
+	close(fd);
 	pc->map = map;
 	pc->map_len = len;
 	pc->data = (float *)(void *)(map + PACK_HEADER);
@@ -77,6 +89,33 @@ packcache_alloc(size_t floats, struct packcache *pc)
 	pc->data = xaligned_alloc(HUGEMAP_PAGE, floats * sizeof(float));
 	madvise(pc->data, floats * sizeof(float), MADV_HUGEPAGE);
 	pc->floats = floats;
+}
+
+/* Invariant 4: remove what no process has used for long, except keep. */
+static void
+prune(const char *dir, const char *keep)
+{
+	struct dirent	*de;
+	struct stat	 sb;
+	const char	*base = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+	const char	*ext;
+	time_t		 now = time(NULL);
+	DIR		*d = opendir(dir);
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, base) == 0 ||
+		    (ext = strstr(de->d_name, ".bin")) == NULL ||
+		    fstatat(dirfd(d), de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+			continue;
+		if ((strcmp(ext, ".bin") == 0 &&
+		    now - sb.st_mtime > PACK_MAX_AGE) ||
+		    (strncmp(ext, ".bin.tmp.", 9) == 0 &&
+		    now - sb.st_mtime > PACK_TMP_AGE))
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d != NULL)
+		closedir(d);
 }
 
 /* Write all of buf[0, len) to fd. */
@@ -124,6 +163,7 @@ packcache_save(const char *path, const struct packcache *pc,
 	}
 	fd = -1;
 	rc = 0;
+	prune(dir, path);
 out:
 	if (fd >= 0)
 		close(fd);

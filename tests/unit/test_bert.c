@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -233,6 +234,54 @@ test_an_unwritable_cache_still_embeds(void)
 	free(blocker);
 }
 
+/* A file in the packed-weights folder, last modified days ago. */
+static char *
+aged(const char *name, int days)
+{
+	struct timespec	 t[2];
+	char		*f = xasprintf("%s/thatch/packed/%s", cache_home, name);
+	FILE		*fp = fopen(f, "w");
+
+	if (fp != NULL)
+		fclose(fp);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= (time_t)days * 24 * 60 * 60;
+	t[1] = t[0];
+	CHECK_INT(utimensat(AT_FDCWD, f, t, 0), 0);
+	return f;
+}
+
+static void
+test_saving_sweeps_packed_weights_unused_for_a_month(void)
+{
+	float	 v[32];
+	char	*f, *old, *tmp, *recent, *other;
+
+	CHECK_INT(embed_once(v), 0);
+	if ((f = pack_file()) == NULL) {
+		CHECK_FAIL("no packed-weights file");
+		return;
+	}
+	old = aged("0123.bin", 31);
+	tmp = aged("4567.bin.tmp.99", 2);
+	recent = aged("89ab.bin", 29);
+	other = aged("notes.txt", 400);
+	CHECK_INT(truncate(f, 100), 0);		/* the next open saves */
+	CHECK_INT(embed_once(v), 0);
+	CHECK(access(old, F_OK) != 0);
+	CHECK(access(tmp, F_OK) != 0);
+	CHECK(access(recent, F_OK) == 0);
+	CHECK(access(other, F_OK) == 0);
+	CHECK(access(f, F_OK) == 0);
+	unlink(recent);
+	unlink(other);
+	free(f);
+	free(old);
+	free(tmp);
+	free(recent);
+	free(other);
+}
+
 /* Last: remove the private cache. */
 static void
 test_cleanup(void)
@@ -250,5 +299,6 @@ CHECK_MAIN(
 	TEST(test_packed_weights_are_kept_for_the_next_process),
 	TEST(test_a_damaged_pack_file_is_packed_anew),
 	TEST(test_an_unwritable_cache_still_embeds),
+	TEST(test_saving_sweeps_packed_weights_unused_for_a_month),
 	TEST(test_cleanup)
 )
