@@ -321,7 +321,8 @@ lay_out(struct bert *b, bool pack)
  * an earlier process left at pack_path (packcache.c), and save a fresh
  * packing there for the next one. From then on the packed weights are the
  * only ones read: widened copies are freed and the file's pages leave the
- * resident set (st_unmap_pages), so the process holds the weights once.
+ * resident set (st_unmap_pages), so the process holds the weights once
+ * and, of the word embeddings, only the pages of rows it has read.
  */
 static void
 pack_layers(struct bert *b, const struct st *st, const char *pack_path)
@@ -358,7 +359,7 @@ packed:
 		drop_copy(b, L->wo), drop_copy(b, L->wi), drop_copy(b, L->wd);
 		L->wq = L->wk = L->wv = L->wo = L->wi = L->wd = NULL;
 	}
-	st_unmap_pages(st);
+	st_unmap_pages(st, b->word);
 }
 
 int

@@ -238,11 +238,21 @@ st_close(struct st *st)
 }
 
 void
-st_unmap_pages(const struct st *st)
+st_unmap_pages(const struct st *st, const struct st_tensor *sparse)
 {
+	uintptr_t	page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (st->map == NULL)
+		return;
 	/* a read-only private mapping has no pages of its own to lose */
-	if (st->map != NULL)
-		madvise(st->map, st->size, MADV_DONTNEED);
+	madvise(st->map, st->size, MADV_DONTNEED);
+	if (sparse == NULL)
+		return;
+	lo = (uintptr_t)sparse->data & ~(page - 1);
+	hi = ((uintptr_t)sparse->data + (uintptr_t)sparse->count *
+	    st_dtype_size(sparse->dtype) + page - 1) & ~(page - 1);
+	madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
+	madvise((void *)lo, hi - lo, MADV_RANDOM);
 }
 
 const struct st_tensor *

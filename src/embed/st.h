@@ -55,8 +55,12 @@ void	st_close(struct st *);
  * Drop this process's page mappings of the file (MADV_DONTNEED): reads
  * fault them back in from the page cache, so nothing is lost, but pages
  * read once (weights packed elsewhere) stop counting in the resident set.
+ * Reads of sparse (or NULL) will touch a row here and there: its pages
+ * are then mapped 4 KB at a time, without read-around, where one 2 MB
+ * page per row read would map a whole embedding table in a few hundred
+ * texts.
  */
-void	st_unmap_pages(const struct st *);
+void	st_unmap_pages(const struct st *, const struct st_tensor *sparse);
 
 /* The tensor called name, or NULL. */
 const struct st_tensor *st_find(const struct st *, const char *name);
