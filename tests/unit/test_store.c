@@ -372,12 +372,12 @@ search_sees_writes_of_other_connections(void)
 }
 
 static void
-search_is_exact_on_many_random_rows(void)
+exact_on_random_rows(const char *name, int N, int D)
 {
-	struct store		*st = open_fresh("random");
+	struct store		*st = open_fresh(name);
 	const char		*stores[] = { "p" };
-	enum { N = 600, D = 37 };
-	float			*m = xcalloc(N * D, sizeof(float)), q[D];
+	float			*m = xcalloc((size_t)N * D, sizeof(float));
+	float			*q = xcalloc((size_t)D, sizeof(float));
 	double			 best = -2, s, dot, nq, nr;
 	struct store_hits	 h;
 	char			 slug[16];
@@ -413,7 +413,21 @@ search_is_exact_on_many_random_rows(void)
 		CHECK(h.v[i].score <= h.v[i - 1].score);
 	store_hits_release(&h);
 	free(m);
+	free(q);
 	store_close(st);
+}
+
+static void
+search_is_exact_on_many_random_rows(void)
+{
+	exact_on_random_rows("random", 600, 37);
+}
+
+/* From 32,768 rows two threads scan halves of the int8 copy. */
+static void
+search_is_exact_when_two_threads_scan(void)
+{
+	exact_on_random_rows("halves", 40000, 8);
 }
 
 /* Slugs of h in order, comma-terminated, into buf. */
@@ -957,6 +971,7 @@ CHECK_MAIN(
 	TEST(search_filters_branch_and_archived),
 	TEST(search_sees_writes_of_other_connections),
 	TEST(search_is_exact_on_many_random_rows),
+	TEST(search_is_exact_when_two_threads_scan),
 	TEST(search_stays_exact_through_writes),
 	TEST(cache_follows_own_writes),
 	TEST(cache_survives_rolled_back_writes),
