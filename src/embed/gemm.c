@@ -84,24 +84,26 @@ struct np {
 
 /*
  * Y[0 .. ti)[0 .. 32) += Xp . Wp for one panel of each; m0 and m1 mask
- * the outputs that exist in the panel's two halves.
+ * the outputs that exist in the panel's two halves. mr (a constant where
+ * inlined: 4, 8 or 12, >= ti) is how many of the panel's rows are
+ * multiplied, so a short text does not pay for padding rows.
  */
 INLINE A512 void
 tile512(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
-    __mmask16 m0, __mmask16 m1)
+    __mmask16 m0, __mmask16 m1, const int mr)
 {
 	__m512	acc[MR512][2], w0, w1, xb;
 	float	*yr;
 	int	r, j;
 
 #pragma GCC unroll 12
-	for (r = 0; r < MR512; r++)
+	for (r = 0; r < mr; r++)
 		acc[r][0] = acc[r][1] = _mm512_setzero_ps();
 	for (j = 0; j < k; j++) {
 		w0 = _mm512_load_ps(wp + (size_t)j * GEMM_NR);
 		w1 = _mm512_load_ps(wp + (size_t)j * GEMM_NR + 16);
 #pragma GCC unroll 12
-		for (r = 0; r < MR512; r++) {
+		for (r = 0; r < mr; r++) {
 			xb = _mm512_set1_ps(xp[(size_t)j * MR512 + r]);
 			acc[r][0] = _mm512_fmadd_ps(xb, w0, acc[r][0]);
 			acc[r][1] = _mm512_fmadd_ps(xb, w1, acc[r][1]);
@@ -119,17 +121,26 @@ tile512(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
 static A512 void
 panel512(const struct np *a, int p)
 {
-	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
-	__mmask16	m0, m1;
-	int		i;
+	const int	 k = a->w->k, live = a->w->out - p * GEMM_NR;
+	const float	*wp = a->w->data + (size_t)p * k * GEMM_NR, *xp;
+	__mmask16	 m0, m1;
+	float		*y;
+	int		 i, ti;
 
 	m0 = (__mmask16)(live >= 16 ? 0xffff : (1u << live) - 1);
 	m1 = (__mmask16)(live >= 32 ? 0xffff : live <= 16 ? 0 :
 	    (1u << (live - 16)) - 1);
-	for (i = 0; i < a->n; i += MR512)
-		tile512(a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
-		    GEMM_NR, k, a->y + (size_t)i * a->ldy + p * GEMM_NR,
-		    a->ldy, a->n - i < MR512 ? a->n - i : MR512, m0, m1);
+	for (i = 0; i < a->n; i += MR512) {
+		xp = a->xp + (size_t)i * k;
+		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
+		ti = a->n - i < MR512 ? a->n - i : MR512;
+		if (ti > 8)
+			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 12);
+		else if (ti > 4)
+			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 8);
+		else
+			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 4);
+	}
 }
 
 /* ---- AVX2 + FMA: tiles of 3 rows of X by one panel of 32 outputs ---- */
