@@ -27,9 +27,7 @@
 #include "embed/packcache.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,6 +36,7 @@
 #include <unistd.h>
 
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/hugemap.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
@@ -118,60 +117,23 @@ prune(const char *dir, const char *keep)
 		closedir(d);
 }
 
-/* Write all of buf[0, len) to fd. */
-static int
-write_all(int fd, const void *buf, size_t len)
-{
-	const char	*p = buf;
-	ssize_t		 w;
-
-	while (len > 0) {
-		if ((w = write(fd, p, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int
 packcache_save(const char *path, const struct packcache *pc,
     struct err *err)
 {
-	char	 header[PACK_HEADER] = PACK_MAGIC, *dir, *tmp;
-	int	 fd = -1, rc = -1;
+	char		 header[PACK_HEADER] = PACK_MAGIC, *dir;
+	struct iovec	 iov[2] = {
+		{ header, sizeof(header) },
+		{ pc->data, pc->floats * sizeof(float) },
+	};
 
-	dir = path_dirname(path);
-	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	if (path_mkdir_p(dir, 0700, err) != 0)
-		goto out;
 	memcpy(header + PACK_COUNT_AT, &pc->floats, sizeof(pc->floats));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, header, sizeof(header)) != 0 ||
-	    write_all(fd, pc->data, pc->floats * sizeof(float)) != 0 ||
-	    fsync(fd) != 0) {
-		err_errno(err, "cannot write '%s'", tmp);
-		goto out;
-	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
-		fd = -1;
-		err_errno(err, "cannot write '%s'", path);
-		goto out;
-	}
-	fd = -1;
-	rc = 0;
+	if (fileio_write_atomicv(path, iov, 2, 0600, err) != 0)
+		return -1;
+	dir = path_dirname(path);
 	prune(dir, path);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
 	free(dir);
-	return rc;
+	return 0;
 }
 
 void

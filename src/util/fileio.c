@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,11 +93,11 @@ ensure_parent(const char *path, struct err *err)
 }
 
 static int
-write_atomic(const char *path, const void *data, size_t len,
+write_atomic(const char *path, const struct iovec *iov, int iovcnt,
     unsigned int mode, int sync, struct err *err)
 {
 	char	*tmp = NULL;
-	int	 fd = -1, rc = -1;
+	int	 fd = -1, rc = -1, i;
 
 	if (ensure_parent(path, err) != 0)
 		goto out;
@@ -106,7 +107,13 @@ write_atomic(const char *path, const void *data, size_t len,
 		err_errno(err, "cannot create '%s'", tmp);
 		goto out;
 	}
-	if (write_all(fd, data, len) != 0 || (sync && fsync(fd) != 0)) {
+	for (i = 0; i < iovcnt; i++) {
+		if (write_all(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
+			err_errno(err, "cannot write '%s'", path);
+			goto out;
+		}
+	}
+	if (sync && fsync(fd) != 0) {
 		err_errno(err, "cannot write '%s'", path);
 		goto out;
 	}
@@ -134,14 +141,25 @@ int
 fileio_write_atomic(const char *path, const void *data, size_t len,
     unsigned int mode, struct err *err)
 {
-	return write_atomic(path, data, len, mode, 1, err);
+	struct iovec	iov = { (void *)(uintptr_t)data, len };
+
+	return write_atomic(path, &iov, 1, mode, 1, err);
+}
+
+int
+fileio_write_atomicv(const char *path, const struct iovec *iov, int iovcnt,
+    unsigned int mode, struct err *err)
+{
+	return write_atomic(path, iov, iovcnt, mode, 1, err);
 }
 
 int
 fileio_replace(const char *path, const void *data, size_t len,
     unsigned int mode, struct err *err)
 {
-	return write_atomic(path, data, len, mode, 0, err);
+	struct iovec	iov = { (void *)(uintptr_t)data, len };
+
+	return write_atomic(path, &iov, 1, mode, 0, err);
 }
 
 int

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 
 struct err;
 struct sbuf;
@@ -25,6 +26,9 @@ int	fileio_read_fd(int fd, struct sbuf *, struct err *);
  */
 int	fileio_write_atomic(const char *path, const void *, size_t,
 	    unsigned int mode, struct err *);
+/* The same for contents in pieces (a header and a large body). */
+int	fileio_write_atomicv(const char *path, const struct iovec *,
+	    int iovcnt, unsigned int mode, struct err *);
 
 /*
  * fileio_write_atomic without the fsync: readers still see the old or the
