@@ -4,24 +4,27 @@
  * with onnxruntime, to within 1e-5 per component.
  *
  * Knows tensors and shapes, not tokens or files. Matrix products go
- * through gemm.c's kernels: all of them with AVX-512, those of fewer
- * than GEMM_WIDE_N tokens with AVX2 only; CBLAS (OpenBLAS, then loaded
- * at bert_new) does the rest. Everything else is plain loops.
+ * through gemm.c's packed kernels on any CPU with AVX2 and FMA; without
+ * them CBLAS (OpenBLAS, then loaded at bert_new) multiplies the weights
+ * in place. Everything else is plain loops.
  *  1. Weights are row-major [out, in] as PyTorch stores them, so every
- *     linear layer is one X . W^T product; nothing is repacked and F32
- *     weights are read straight from the file's mapping.
+ *     linear layer is one X . W^T product. bert_new packs each layer's
+ *     matrices once (pack_layers; Q, K and V as one) or maps the packed
+ *     copy an earlier process kept (packcache.c), and from then on reads
+ *     only those; the word embeddings stay in the file's mapping.
  *  2. Q, K and V land side by side in one [n, 3H] buffer (ldc = 3H), so
  *     each head's attention reads its slices in place.
  *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config;
  *     GELU is the exact erf form, not the tanh approximation.
- *  4. bert_embed allocates nothing but, once, gemm.c's X^T (it grows to
- *     the largest product seen: 512 x intermediate floats at most); all
- *     other scratch lives in struct bert_ws, sized once for the longest
- *     sequence.
+ *  4. bert_embed allocates nothing but, once, gemm.c's panels of X (they
+ *     grow to the largest product seen: 512 x intermediate floats at
+ *     most); all other scratch lives in struct bert_ws, sized once for the
+ *     longest sequence.
  *  5. gemm.c's products run on the configured thread count at every
  *     length (a short text is bound by memory bandwidth, which a second
- *     core adds to), and so do attention's heads (gemm_run); CBLAS runs
- *     short inputs on one thread (BERT_MT_TOKENS).
+ *     core adds to), and so do attention's heads (gemm_run) and, from
+ *     BERT_MT_ROWS tokens, LayerNorm and GELU; CBLAS runs short inputs on
+ *     one thread (BERT_MT_TOKENS).
  */
 #include "embed/bert.h"
 
