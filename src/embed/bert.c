@@ -330,17 +330,16 @@ lay_out(struct bert *b, bool pack)
 static void
 pack_layers(struct bert *b, const struct st *st, const char *pack_path)
 {
-	struct layer	*L;
-	struct err	 err;
-	size_t		 total = 0;
-	int		 l;
+	struct layer_mats	 lm;
+	struct layer		*L;
+	struct err		 err;
+	size_t			 total = 0;
+	int			 l, i, j;
 
 	for (l = 0; l < b->cfg.layers; l++) {
-		L = &b->layer[l];
-		total += gemm_mat_floats(L->qkv.out, L->qkv.k) +
-		    gemm_mat_floats(L->o.out, L->o.k) +
-		    gemm_mat_floats(L->i.out, L->i.k) +
-		    gemm_mat_floats(L->d.out, L->d.k);
+		layer_mats(b, &b->layer[l], &lm);
+		for (i = 0; i < 4; i++)
+			total += gemm_mat_floats(lm.m[i]->out, lm.m[i]->k);
 	}
 	if (pack_path != NULL &&
 	    packcache_map(pack_path, total, &b->packed) == 0) {
@@ -358,8 +357,10 @@ pack_layers(struct bert *b, const struct st *st, const char *pack_path)
 packed:
 	for (l = 0; l < b->cfg.layers; l++) {
 		L = &b->layer[l];
-		drop_copy(b, L->wq), drop_copy(b, L->wk), drop_copy(b, L->wv);
-		drop_copy(b, L->wo), drop_copy(b, L->wi), drop_copy(b, L->wd);
+		layer_mats(b, L, &lm);
+		for (i = 0; i < 4; i++)
+			for (j = 0; j < lm.nparts[i]; j++)
+				drop_copy(b, lm.parts[i][j]);
 		L->wq = L->wk = L->wv = L->wo = L->wi = L->wd = NULL;
 	}
 	st_unmap_pages(st, b->word);
