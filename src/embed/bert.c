@@ -82,6 +82,7 @@ struct bert_ws {
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [threads, max, max] */
+	float	*sums;			/* [threads, max]: 1 / row sums */
 	float	*kp, *vp, *xp;		/* per thread: K, V^T, Q or P packed */
 	size_t	 kp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
@@ -464,6 +465,7 @@ bert_ws_new(const struct bert *b, int max_tokens)
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
 	ws->scores = ws_alloc(t * n, n);
+	ws->sums = ws_alloc(t, n);
 	if (b->gemm != NULL) {
 		d = (int)h / cfg->heads;
 		ws->kp_len = gemm_mat_floats(max_tokens, d);
@@ -489,40 +491,12 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->qkv);
 	free(ws->inter);
 	free(ws->scores);
+	free(ws->sums);
 	free(ws->kp);
 	free(ws->vp);
 	free(ws->xp);
 	free(ws->pool);
 	free(ws);
-}
-
-/* y = LN(y + bias) * g + b, row by row. */
-static void
-layer_norm(float *y, int n, int h, const float *bias, const float *g,
-    const float *b, double eps)
-{
-	float	*r, mean, var, d, inv;
-	int	 i, j;
-
-	for (i = 0; i < n; i++) {
-		r = y + (size_t)i * h;
-		mean = 0;
-		for (j = 0; j < h; j++) {
-			if (bias != NULL)
-				r[j] += bias[j];
-			mean += r[j];
-		}
-		mean /= (float)h;
-		var = 0;
-		for (j = 0; j < h; j++) {
-			d = r[j] - mean;
-			var += d * d;
-		}
-		var /= (float)h;
-		inv = 1.0f / sqrtf(var + (float)eps);
-		for (j = 0; j < h; j++)
-			r[j] = (r[j] - mean) * inv * g[j] + b[j];
-	}
 }
 
 /*
@@ -544,7 +518,9 @@ typedef int32_t	vi __attribute__((vector_size(64)));
 VINLINE vf
 vsplat(float f)
 {
-	return (vf){ f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f };
+	/* a lane shuffle, not a list of sixteen f: GCC builds the list
+	 * lane by lane, inside the loop, when f is not a constant */
+	return __builtin_shuffle((vf){ f }, (vi){ 0 });
 }
 
 /* Lanes of x clamped to [lo, hi] (comparisons give -1 where true). */
@@ -622,49 +598,137 @@ vmax(vf a, vf b)
 	return (vf)(((vi)a & m) | ((vi)b & ~m));
 }
 
-/* Apply body to v for each VN floats at p[0, n); the tail goes through a
- * zeroed pad so that the full-width loads stay constant-size. */
-#define VMAP(p, n, v, body) do {					\
-	float	pad_[VN];						\
-	int	j_, k_;							\
-	for (j_ = 0; j_ + VN <= (n); j_ += VN) {			\
-		memcpy(&(v), (p) + j_, sizeof(v));			\
-		body;							\
-		memcpy((p) + j_, &(v), sizeof(v));			\
-	}								\
-	if ((k_ = (n) - j_) > 0) {					\
-		memset(pad_, 0, sizeof(pad_));				\
-		memcpy(pad_, (p) + j_, (size_t)k_ * sizeof(float));	\
-		memcpy(&(v), pad_, sizeof(v));				\
-		body;							\
-		memcpy(pad_, &(v), sizeof(v));				\
-		memcpy((p) + j_, pad_, (size_t)k_ * sizeof(float));	\
-	}								\
-} while (0)
-
-/* r = softmax(scale * r) over n entries (scale > 0). */
-CLONES static void
-softmax(float *r, int n, float scale)
+/* The largest lane of v, and the sum of its lanes: four halvings. */
+VINLINE float
+vhmax(vf v)
 {
-	vf	v, top = vsplat(r[0]), sum = vsplat(0);
-	float	max, s = 0;
+	v = vmax(v, __builtin_shuffle(v, (vi){ 8, 9, 10, 11, 12, 13, 14, 15 }));
+	v = vmax(v, __builtin_shuffle(v, (vi){ 4, 5, 6, 7 }));
+	v = vmax(v, __builtin_shuffle(v, (vi){ 2, 3 }));
+	v = vmax(v, __builtin_shuffle(v, (vi){ 1 }));
+	return v[0];
+}
+
+VINLINE float
+vhsum(vf v)
+{
+	v += __builtin_shuffle(v, (vi){ 8, 9, 10, 11, 12, 13, 14, 15 });
+	v += __builtin_shuffle(v, (vi){ 4, 5, 6, 7 });
+	v += __builtin_shuffle(v, (vi){ 2, 3 });
+	v += __builtin_shuffle(v, (vi){ 1 });
+	return v[0];
+}
+
+/*
+ * A row's last, partial vector: the m < VN floats at p, zero padded, and
+ * back. Out of line, so that the loops' full vectors stay in registers.
+ */
+static __attribute__((noinline)) void
+vtail_load(vf *v, const float *p, int m)
+{
+	memset(v, 0, sizeof(*v));
+	memcpy(v, p, (size_t)m * sizeof(float));
+}
+
+static __attribute__((noinline)) void
+vtail_store(float *p, const vf *v, int m)
+{
+	memcpy(p, v, (size_t)m * sizeof(float));
+}
+
+/* The first m floats at p (all VN when m >= VN), zero padded. */
+VINLINE vf
+vpart(const float *p, int m)
+{
+	vf	v;
+
+	if (m >= VN)
+		return vload(p);
+	vtail_load(&v, p, m);
+	return v;
+}
+
+VINLINE void
+vstore_part(float *p, vf v, int m)
+{
+	if (m >= VN)
+		memcpy(p, &v, sizeof(v));
+	else
+		vtail_store(p, &v, m);
+}
+
+/* v with its lanes from m on zeroed. */
+VINLINE vf
+vfirst(vf v, int m)
+{
+	const vi	lane = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+			    14, 15 };
+
+	return (vf)((vi)v & (lane < m));
+}
+
+/* y = LN(y + bias) * g + b, row by row (bias may be NULL). */
+CLONES static void
+layer_norm(float *y, int n, int h, const float *bias, const float *g,
+    const float *b, double eps)
+{
+	vf	v, acc, mean, inv;
+	float	*r;
+	int	 i, j;
+
+	for (i = 0; i < n; i++) {
+		r = y + (size_t)i * h;
+		acc = vsplat(0);
+		for (j = 0; j < h; j += VN) {
+			v = vpart(r + j, h - j);
+			if (bias != NULL)
+				v += vpart(bias + j, h - j);
+			vstore_part(r + j, v, h - j);
+			acc += v;
+		}
+		mean = vsplat(vhsum(acc) / (float)h);
+		acc = vsplat(0);
+		for (j = 0; j < h; j += VN) {
+			v = vfirst(vpart(r + j, h - j) - mean, h - j);
+			acc += v * v;
+		}
+		inv = vsplat(1.0f / sqrtf(vhsum(acc) / (float)h +
+		    (float)eps));
+		for (j = 0; j < h; j += VN)
+			vstore_part(r + j, (vpart(r + j, h - j) - mean) * inv *
+			    vpart(g + j, h - j) + vpart(b + j, h - j), h - j);
+	}
+}
+
+/*
+ * r = exp(scale * (r - max(r))) over n entries (scale > 0), returning
+ * their sum: softmax but for its division, which attention applies to
+ * the n x d product rather than to the n x n scores (rows_scale).
+ */
+CLONES static float
+softmax_exp(float *r, int n, float scale)
+{
+	vf	v, top = vsplat(-INFINITY), sum = vsplat(0), shift, mul;
 	int	j;
 
 	for (j = 0; j + VN <= n; j += VN)
 		top = vmax(top, vload(r + j));
-	for (max = top[0], j = j > 0 ? 0 : VN; j < VN; j++)
-		max = top[j] > max ? top[j] : max;
-	for (j = n - n % VN; j < n; j++)
-		max = r[j] > max ? r[j] : max;
-	VMAP(r, n, v, v = vexp((v - vsplat(max)) * vsplat(scale)));
-	for (j = 0; j + VN <= n; j += VN)
-		sum += vload(r + j);
 	for (; j < n; j++)
-		s += r[j];
-	for (j = 0; j < VN; j++)
-		s += sum[j];
-	s = 1.0f / s;
-	VMAP(r, n, v, v *= vsplat(s));
+		top[0] = r[j] > top[0] ? r[j] : top[0];
+	shift = vsplat(vhmax(top));
+	mul = vsplat(scale);
+	for (j = 0; j + VN <= n; j += VN) {
+		v = vexp((vload(r + j) - shift) * mul);
+		memcpy(r + j, &v, sizeof(v));
+		sum += v;
+	}
+	if (j < n) {
+		/* padding adds nothing */
+		v = vfirst(vexp((vpart(r + j, n - j) - shift) * mul), n - j);
+		vstore_part(r + j, v, n - j);
+		sum += v;
+	}
+	return vhsum(sum);
 }
 
 /* y = GELU(y) over n floats (biases already added), exact erf form. */
@@ -672,9 +736,13 @@ CLONES static void
 gelu(float *y, int n)
 {
 	vf	v;
+	int	j;
 
-	VMAP(y, n, v, v = vsplat(0.5f) * v *
-	    (vsplat(1.0f) + verf(v * vsplat((float)M_SQRT1_2))));
+	for (j = 0; j < n; j += VN) {
+		v = vpart(y + j, n - j);
+		vstore_part(y + j, vsplat(0.5f) * v * (vsplat(1.0f) +
+		    verf(v * vsplat((float)M_SQRT1_2))), n - j);
+	}
 }
 
 
@@ -702,11 +770,11 @@ linear(const struct bert *b, int threads, const float *x, int ldx, int n,
 }
 
 /*
- * LayerNorm and GELU, split between the pool's threads by rows or by
- * runs of floats; under BERT_MT_ROWS rows waking a thread costs more
- * than it saves.
+ * LayerNorm and GELU on the pool's threads, BERT_ROWS_ITEM rows an item;
+ * under BERT_MT_ROWS rows waking a thread costs more than it saves.
  */
 #define BERT_MT_ROWS	32
+#define BERT_ROWS_ITEM	8
 
 struct rows {
 	float		*y;
@@ -715,23 +783,38 @@ struct rows {
 	double		 eps;
 };
 
-static void
-layer_norm_part(void *arg, int t, int nt)
+static int
+rows_items(int n)
 {
-	const struct rows	*a = arg;
-	int			 i0 = a->n * t / nt, i1 = a->n * (t + 1) / nt;
+	return (n + BERT_ROWS_ITEM - 1) / BERT_ROWS_ITEM;
+}
 
-	layer_norm(a->y + (size_t)i0 * a->h, i1 - i0, a->h, a->bias, a->g,
-	    a->b, a->eps);
+static int
+rows_in_item(const struct rows *a, int item)
+{
+	int	left = a->n - item * BERT_ROWS_ITEM;
+
+	return left < BERT_ROWS_ITEM ? left : BERT_ROWS_ITEM;
 }
 
 static void
-gelu_part(void *arg, int t, int nt)
+layer_norm_item(void *arg, int item, int t)
 {
 	const struct rows	*a = arg;
-	int			 i0 = a->n * t / nt, i1 = a->n * (t + 1) / nt;
 
-	gelu(a->y + (size_t)i0 * a->h, (i1 - i0) * a->h);
+	(void)t;
+	layer_norm(a->y + (size_t)item * BERT_ROWS_ITEM * a->h,
+	    rows_in_item(a, item), a->h, a->bias, a->g, a->b, a->eps);
+}
+
+static void
+gelu_item(void *arg, int item, int t)
+{
+	const struct rows	*a = arg;
+
+	(void)t;
+	gelu(a->y + (size_t)item * BERT_ROWS_ITEM * a->h,
+	    rows_in_item(a, item) * a->h);
 }
 
 /* layer_norm of y's n rows of h, on the pool when it pays. */
@@ -742,7 +825,8 @@ norm_rows(const struct bert *b, int threads, float *y, int n,
 	struct rows	a = { y, n, b->cfg.hidden, bias, g, beta, b->cfg.eps };
 
 	if (b->gemm != NULL && n >= BERT_MT_ROWS)
-		gemm_run(b->gemm, threads, layer_norm_part, &a);
+		gemm_run(b->gemm, threads, rows_items(n), layer_norm_item,
+		    &a);
 	else
 		layer_norm(y, n, a.h, bias, g, beta, a.eps);
 }
@@ -754,7 +838,7 @@ gelu_rows(const struct bert *b, int threads, float *y, int n, int h)
 	struct rows	a = { .y = y, .n = n, .h = h };
 
 	if (b->gemm != NULL && n >= BERT_MT_ROWS)
-		gemm_run(b->gemm, threads, gelu_part, &a);
+		gemm_run(b->gemm, threads, rows_items(n), gelu_item, &a);
 	else
 		gelu(y, n * h);
 }
@@ -770,7 +854,7 @@ rows_set(float *y, int n, int w, int ld, const float *row)
 		memcpy(y + (size_t)i * ld, row, (size_t)w * sizeof(float));
 }
 
-/* One layer's heads, for attention_heads. */
+/* One layer's heads, for attention_head. */
 struct heads {
 	const struct bert	*b;
 	struct bert_ws		*ws;
@@ -778,61 +862,81 @@ struct heads {
 };
 
 /*
- * Heads t, t + nt, ... of the layer whose Q, K and V are in ws->qkv, into
- * their columns of ws->ctx, with thread t's scratch. Both products are
- * gemm.c's packed ones on this thread: scores = Q . K^T packs K, and
- * ctx = softmax(scores) . V packs V^T.
+ * Each row of scores[n, n] = exp(scale * (row - its max)), sums[i] = 1 /
+ * row i's sum; then ctx[i][0 .. d) *= sums[i] (ld floats apart) once
+ * ctx = scores . V: softmax's division on n x d floats, not n x n.
  */
 static void
-attention_heads(void *arg, int t, int nt)
+rows_softmax_exp(float *scores, int n, int d, float *sums)
+{
+	int	i;
+
+	for (i = 0; i < n; i++)
+		sums[i] = 1.0f / softmax_exp(scores + (size_t)i * n, n,
+		    1.0f / sqrtf((float)d));
+}
+
+static void
+rows_scale(float *ctx, int n, int d, int ld, const float *sums)
+{
+	float	*r;
+	int	 i, j;
+
+	for (i = 0; i < n; i++) {
+		r = ctx + (size_t)i * ld;
+		for (j = 0; j < d; j++)
+			r[j] *= sums[i];
+	}
+}
+
+/*
+ * Head k of the layer whose Q, K and V are in ws->qkv, into its columns
+ * of ws->ctx, with thread t's scratch. Both products are gemm.c's packed
+ * ones on this thread, setting rather than adding to their outputs:
+ * scores = Q . K^T packs K, and ctx = softmax(scores) . V packs V^T.
+ */
+static void
+attention_head(void *arg, int k, int t)
 {
 	const struct heads	*a = arg;
 	const struct bert	*b = a->b;
 	struct bert_ws		*ws = a->ws;
 	struct gemm_mat		 kp, vp;
-	int			 n = a->n, h = b->cfg.hidden, i, k;
+	int			 n = a->n, h = b->cfg.hidden;
 	int			 d = h / b->cfg.heads;
-	float			*scores, *xp, *ctx;
-	const float		*q;
+	float			*scores, *sums, *xp, *ctx;
+	const float		*q = ws->qkv + k * d;
 
 	scores = ws->scores + (size_t)t * ws->max * ws->max;
+	sums = ws->sums + (size_t)t * ws->max;
 	kp.data = ws->kp + (size_t)t * ws->kp_len;
 	vp.data = ws->vp + (size_t)t * ws->vp_len;
 	xp = ws->xp + (size_t)t * ws->xp_len;
-	for (k = t; k < b->cfg.heads; k += nt) {
-		q = ws->qkv + k * d;
-		gemm_pack_here(&kp, q + h, 3 * h, n, d);
-		memset(scores, 0, (size_t)n * n * sizeof(float));
-		gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, n);
-		for (i = 0; i < n; i++)
-			softmax(scores + (size_t)i * n, n,
-			    1.0f / sqrtf((float)d));
-		gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
-		ctx = ws->ctx + k * d;
-		for (i = 0; i < n; i++)
-			memset(ctx + (size_t)i * h, 0,
-			    (size_t)d * sizeof(float));
-		gemm_np_here(b->gemm, xp, scores, n, n, &vp, ctx, h);
-	}
+	ctx = ws->ctx + k * d;
+	gemm_pack_here(&kp, q + h, 3 * h, n, d);
+	gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, n, false);
+	rows_softmax_exp(scores, n, d, sums);
+	gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
+	gemm_np_here(b->gemm, xp, scores, n, n, &vp, ctx, h, false);
+	rows_scale(ctx, n, d, h, sums);
 }
 
-/* attention_heads through CBLAS, on one thread. */
+/* attention_head through CBLAS, every head, on one thread. */
 static void
 attention_blas(const struct bert *b, struct bert_ws *ws, int n)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, i, k;
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, k;
 	float	*q;
 
 	for (k = 0; k < b->cfg.heads; k++) {
 		q = ws->qkv + k * d;
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
 		    1, q, 3 * h, q + h, 3 * h, 0, ws->scores, n);
-		for (i = 0; i < n; i++)
-			softmax(ws->scores + (size_t)i * n, n,
-			    1.0f / sqrtf((float)d));
+		rows_softmax_exp(ws->scores, n, d, ws->sums);
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
 		    n, 1, ws->scores, n, q + 2 * h, 3 * h, 0,
 		    ws->ctx + k * d, h);
+		rows_scale(ws->ctx + k * d, n, d, h, ws->sums);
 	}
 }
 
@@ -854,7 +958,7 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 		blas_nt(ws->x, h, n, L->wv, h, h, ws->qkv + 2 * h, 3 * h);
 	}
 	if (b->gemm != NULL)
-		gemm_run(b->gemm, threads, attention_heads, &a);
+		gemm_run(b->gemm, threads, b->cfg.heads, attention_head, &a);
 	else
 		attention_blas(b, ws, n);
 	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));

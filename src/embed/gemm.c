@@ -18,15 +18,26 @@
  *  2. X is copied into panels of MR rows (xp[(panel * k + j) * MR + r],
  *     zero padded) before each product: n x k floats, against the
  *     product's out x k weights; the pool's threads split the panels.
- *  3. A product on t threads gives thread i the i-th of t runs of
- *     consecutive panels of W; threads never write the same output. Each
- *     W panel stays in L2 while every panel of X goes through it.
+ *  3. A product's items are W's panels; threads never write the same
+ *     output. Each W panel stays in L2 while every panel of X goes
+ *     through it.
  *  4. The pool's workers are the only threads here: they start on the
- *     first task that wants them, wait for work by spinning briefly and
- *     then sleeping on a condition variable, and exit in gemm_free. The
- *     caller runs slice 0 itself and returns only when every slice is
- *     done, so a task is a plain function call to its caller.
- *  5. g->job and g->xp serve the one task in flight; a task therefore
+ *     first job that wants them, wait for work by spinning briefly and
+ *     then sleeping on a condition variable, and exit in gemm_free.
+ *  5. A job's items are split into one run per thread, but a thread that
+ *     finishes its run goes on to take the others' items one at a time,
+ *     from the same counters their owners take them with: a core that is
+ *     busy elsewhere (another program, or a hypervisor running another
+ *     guest) simply does fewer, where a fixed split would leave the
+ *     caller waiting for its half. Each run's counter has a cache line
+ *     of its own, so that taking an item costs an atomic increment only
+ *     the owner touches until the end. The caller takes items too, then
+ *     closes the job and waits only for the items in progress; a worker
+ *     that wakes after the close does not join.
+ *     g->state holds the job's generation, the closed bit and the number
+ *     of workers in it, so that joining is one compare-and-swap that a
+ *     late worker cannot win against a newer job.
+ *  6. g->job and g->xp serve the one job in flight; an item therefore
  *     multiplies only with the _here functions, whose state is on its
  *     stack and in its caller's scratch.
  */
@@ -34,6 +45,7 @@
 
 #include <immintrin.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,13 +54,25 @@
 #include "util/xmalloc.h"
 
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
+#define GEMM_YIELD	100000	/* pauses before yielding while closing */
+
+/* g->state: generation << 32 | STATE_CLOSED | workers in the job */
+#define STATE_CLOSED	0x80000000u
+#define STATE_WORKERS	0x7fffffffu
 #define MR512		12	/* rows of X per AVX-512 tile: 24 zmm sums */
 #define MR256		3	/* rows of X per AVX2 tile: 12 ymm sums */
 
+/* One thread's run of a job's items: [next, end) are still to take. */
+struct run {
+	_Alignas(64) atomic_int	 next;
+	int			 end;
+};
+
 struct job {
-	gemm_task_fn	*task;
+	gemm_item_fn	*fn;
 	void		*arg;
 	int		 threads;
+	struct run	*runs;		/* [max] */
 };
 
 struct gemm {
@@ -59,9 +83,9 @@ struct gemm {
 	int			 max, started;	/* threads; workers running */
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
-	pthread_cond_t		 go, done;
-	atomic_uint		 gen;		/* bumped per task */
-	atomic_int		 pending;	/* slices not yet done */
+	pthread_cond_t		 go;
+	atomic_uint		 gen;		/* bumped per job */
+	atomic_ullong		 state;		/* invariant 5 */
 	bool			 quit;
 	struct job		 job;
 };
@@ -73,6 +97,7 @@ struct np {
 	const struct gemm_mat	*w;
 	float			*y;
 	int			 ldx, ldy, n, mr;
+	bool			 add;		/* Y += rather than Y = */
 	enum gemm_isa		 isa;
 };
 
@@ -83,18 +108,18 @@ struct np {
 #define A512	__attribute__((target("avx512f")))
 
 /*
- * Y[0 .. ti)[0 .. 32) += Xp . Wp for one panel of each; m0 and m1 mask
+ * Y[0 .. ti)[0 .. 32) (+)= Xp . Wp for one panel of each; m0 and m1 mask
  * the outputs that exist in the panel's two halves. mr (a constant where
  * inlined: 4, 8 or 12, >= ti) is how many of the panel's rows are
  * multiplied, so a short text does not pay for padding rows.
  */
 INLINE A512 void
-tile512(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
-    __mmask16 m0, __mmask16 m1, const int mr)
+tile512(const struct np *a, const float *xp, const float *wp, float *y,
+    int ti, __mmask16 m0, __mmask16 m1, const int mr)
 {
 	__m512	acc[MR512][2], w0, w1, xb;
 	float	*yr;
-	int	r, j;
+	int	r, j, k = a->w->k;
 
 #pragma GCC unroll 12
 	for (r = 0; r < mr; r++)
@@ -110,11 +135,15 @@ tile512(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
 		}
 	}
 	for (r = 0; r < ti; r++) {
-		yr = y + (size_t)r * ldy;
-		_mm512_mask_storeu_ps(yr, m0, _mm512_add_ps(acc[r][0],
-		    _mm512_maskz_loadu_ps(m0, yr)));
-		_mm512_mask_storeu_ps(yr + 16, m1, _mm512_add_ps(acc[r][1],
-		    _mm512_maskz_loadu_ps(m1, yr + 16)));
+		yr = y + (size_t)r * a->ldy;
+		if (a->add) {
+			acc[r][0] = _mm512_add_ps(acc[r][0],
+			    _mm512_maskz_loadu_ps(m0, yr));
+			acc[r][1] = _mm512_add_ps(acc[r][1],
+			    _mm512_maskz_loadu_ps(m1, yr + 16));
+		}
+		_mm512_mask_storeu_ps(yr, m0, acc[r][0]);
+		_mm512_mask_storeu_ps(yr + 16, m1, acc[r][1]);
 	}
 }
 
@@ -135,11 +164,11 @@ panel512(const struct np *a, int p)
 		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
 		ti = a->n - i < MR512 ? a->n - i : MR512;
 		if (ti > 8)
-			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 12);
+			tile512(a, xp, wp, y, ti, m0, m1, 12);
 		else if (ti > 4)
-			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 8);
+			tile512(a, xp, wp, y, ti, m0, m1, 8);
 		else
-			tile512(xp, wp, k, y, a->ldy, ti, m0, m1, 4);
+			tile512(a, xp, wp, y, ti, m0, m1, 4);
 	}
 }
 
@@ -148,12 +177,12 @@ panel512(const struct np *a, int p)
 #define A256	__attribute__((target("avx2,fma")))
 
 INLINE A256 void
-tile256(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
-    const __m256i *mask)
+tile256(const struct np *a, const float *xp, const float *wp, float *y,
+    int ti, const __m256i *mask)
 {
 	__m256	acc[MR256][4], w[4], xb;
 	float	*yr;
-	int	r, c, j;
+	int	r, c, j, k = a->w->k;
 
 #pragma GCC unroll 4
 	for (r = 0; r < MR256; r++)
@@ -174,11 +203,13 @@ tile256(const float *xp, const float *wp, int k, float *y, int ldy, int ti,
 		}
 	}
 	for (r = 0; r < ti; r++) {
-		yr = y + (size_t)r * ldy;
-		for (c = 0; c < 4; c++)
-			_mm256_maskstore_ps(yr + 8 * c, mask[c], _mm256_add_ps(
-			    acc[r][c], _mm256_maskload_ps(yr + 8 * c,
-			    mask[c])));
+		yr = y + (size_t)r * a->ldy;
+		for (c = 0; c < 4; c++) {
+			if (a->add)
+				acc[r][c] = _mm256_add_ps(acc[r][c],
+				    _mm256_maskload_ps(yr + 8 * c, mask[c]));
+			_mm256_maskstore_ps(yr + 8 * c, mask[c], acc[r][c]);
+		}
 	}
 }
 
@@ -193,17 +224,40 @@ panel256(const struct np *a, int p)
 		mask[c] = _mm256_cmpgt_epi32(_mm256_set1_epi32(live - 8 * c),
 		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	for (i = 0; i < a->n; i += MR256)
-		tile256(a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
-		    GEMM_NR, k, a->y + (size_t)i * a->ldy + p * GEMM_NR,
-		    a->ldy, a->n - i < MR256 ? a->n - i : MR256, mask);
+		tile256(a, a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
+		    GEMM_NR, a->y + (size_t)i * a->ldy + p * GEMM_NR,
+		    a->n - i < MR256 ? a->n - i : MR256, mask);
 }
 
 /* ---- the pool ---- */
 
+/* Take the job's items until none is left, own run first (invariant 5). */
 static void
-slice_run(struct gemm *g, int t)
+take_items(struct gemm *g, int t)
 {
-	g->job.task(g->job.arg, t, g->job.threads);
+	struct job	*j = &g->job;
+	struct run	*r;
+	int		 i, k;
+
+	for (k = 0; k < j->threads; k++) {
+		r = &j->runs[(t + k) % j->threads];
+		while ((i = atomic_fetch_add_explicit(&r->next, 1,
+		    memory_order_relaxed)) < r->end)
+			j->fn(j->arg, i, t);
+	}
+}
+
+/* Join job gen unless it is closed or already over. */
+static bool
+join(struct gemm *g, unsigned gen)
+{
+	unsigned long long	s = atomic_load(&g->state);
+
+	do {
+		if (s >> 32 != gen || (s & STATE_CLOSED) != 0)
+			return false;
+	} while (!atomic_compare_exchange_weak(&g->state, &s, s + 1));
+	return true;
 }
 
 struct worker {
@@ -235,12 +289,10 @@ worker_main(void *arg)
 		if (quit)
 			return NULL;
 		seen = atomic_load(&g->gen);
-		if (w.t < g->job.threads)
-			slice_run(g, w.t);
-		if (atomic_fetch_sub(&g->pending, 1) == 1) {
-			pthread_mutex_lock(&g->mu);
-			pthread_cond_signal(&g->done);
-			pthread_mutex_unlock(&g->mu);
+		if (join(g, seen)) {
+			if (w.t < g->job.threads)
+				take_items(g, w.t);
+			atomic_fetch_sub(&g->state, 1);
 		}
 	}
 }
@@ -266,6 +318,20 @@ pool_start(struct gemm *g)
 	g->max = g->started + 1;
 }
 
+/* Split items into a run per thread. */
+static void
+runs_set(struct job *j, int items, int threads)
+{
+	int	t;
+
+	j->threads = threads;
+	for (t = 0; t < threads; t++) {
+		atomic_store_explicit(&j->runs[t].next, items * t / threads,
+		    memory_order_relaxed);
+		j->runs[t].end = items * (t + 1) / threads;
+	}
+}
+
 struct gemm *
 gemm_new(int threads, enum gemm_isa max)
 {
@@ -280,9 +346,10 @@ gemm_new(int threads, enum gemm_isa max)
 	g->mr = g->isa == GEMM_AVX512 ? MR512 : MR256;
 	g->max = threads < 1 ? 1 : threads;
 	g->started = -1;
+	g->job.runs = xaligned_alloc(64, (size_t)g->max *
+	    sizeof(*g->job.runs));
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->go, NULL);
-	pthread_cond_init(&g->done, NULL);
 	return g;
 }
 
@@ -301,42 +368,11 @@ gemm_free(struct gemm *g)
 		pthread_join(g->tid[i], NULL);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->go);
-	pthread_cond_destroy(&g->done);
 	free(g->tid);
+	free(g->job.runs);
 	free(g->xp);
 	free(g);
 }
-
-/* Run g->job's slices on threads threads (the caller's is slice 0). */
-static void
-pool_run(struct gemm *g, int threads)
-{
-	int	spin;
-
-	if (threads > 1 && g->started < 0)
-		pool_start(g);
-	if (threads > g->max)
-		threads = g->max;
-	g->job.threads = threads > 1 ? threads : 1;
-	if (threads <= 1) {
-		slice_run(g, 0);
-		return;
-	}
-	atomic_store(&g->pending, g->started);
-	pthread_mutex_lock(&g->mu);
-	atomic_fetch_add(&g->gen, 1);
-	pthread_cond_broadcast(&g->go);
-	pthread_mutex_unlock(&g->mu);
-	slice_run(g, 0);
-	for (spin = 0; spin < GEMM_SPIN && atomic_load(&g->pending) > 0;
-	    spin++)
-		_mm_pause();
-	pthread_mutex_lock(&g->mu);
-	while (atomic_load(&g->pending) > 0)
-		pthread_cond_wait(&g->done, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-}
-
 
 enum gemm_isa
 gemm_isa(const struct gemm *g)
@@ -345,10 +381,40 @@ gemm_isa(const struct gemm *g)
 }
 
 void
-gemm_run(struct gemm *g, int threads, gemm_task_fn *task, void *arg)
+gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
+    void *arg)
 {
-	g->job = (struct job){ .task = task, .arg = arg, .threads = 1 };
-	pool_run(g, threads);
+	unsigned	gen;
+	int		spin;
+
+	if (threads > items)
+		threads = items;
+	if (threads > 1 && g->started < 0)
+		pool_start(g);
+	if (threads > g->max)
+		threads = g->max;
+	g->job.fn = fn;
+	g->job.arg = arg;
+	runs_set(&g->job, items, threads > 1 ? threads : 1);
+	if (threads <= 1) {
+		take_items(g, 0);
+		return;
+	}
+	gen = atomic_load(&g->gen) + 1;
+	atomic_store(&g->state, (unsigned long long)gen << 32);
+	pthread_mutex_lock(&g->mu);
+	atomic_store_explicit(&g->gen, gen, memory_order_release);
+	pthread_cond_broadcast(&g->go);
+	pthread_mutex_unlock(&g->mu);
+	take_items(g, 0);
+	atomic_fetch_or(&g->state, STATE_CLOSED);
+	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
+	    spin++) {
+		if (spin < GEMM_YIELD)
+			_mm_pause();
+		else
+			sched_yield();
+	}
 }
 
 /* ---- packing ---- */
@@ -381,27 +447,31 @@ pack_row(const struct pack *a, int o)
 }
 
 /*
- * Panels t, t + nt, ... of W, a column of the panel at a time: the 32
- * source rows are read side by side (their lines stay in L1 for 16
- * columns) and the panel is written in order.
+ * Panel p of W, a column of the panel at a time: the 32 source rows are
+ * read side by side (their lines stay in L1 for 16 columns) and the
+ * panel is written in order.
  */
 static void
-pack_part(void *arg, int t, int nt)
+pack_panel(void *arg, int p, int t)
 {
 	const struct pack	*a = arg;
 	const float		*src[GEMM_NR];
 	float			*dst;
-	int			 p, c, j, k = a->m->k;
-	int			 np = (a->m->out + GEMM_NR - 1) / GEMM_NR;
+	int			 c, j, k = a->m->k;
 
-	for (p = t; p < np; p += nt) {
-		dst = a->m->data + (size_t)p * k * GEMM_NR;
+	(void)t;
+	dst = a->m->data + (size_t)p * k * GEMM_NR;
+	for (c = 0; c < GEMM_NR; c++)
+		src[c] = pack_row(a, p * GEMM_NR + c);
+	for (j = 0; j < k; j++)
 		for (c = 0; c < GEMM_NR; c++)
-			src[c] = pack_row(a, p * GEMM_NR + c);
-		for (j = 0; j < k; j++)
-			for (c = 0; c < GEMM_NR; c++)
-				*dst++ = src[c] != NULL ? src[c][j] : 0;
-	}
+			*dst++ = src[c] != NULL ? src[c][j] : 0;
+}
+
+static int
+panels(int out)
+{
+	return (out + GEMM_NR - 1) / GEMM_NR;
 }
 
 void
@@ -414,7 +484,7 @@ gemm_pack(struct gemm *g, int threads, struct gemm_mat *m,
 	m->k = k;
 	for (m->out = 0, i = 0; i < nparts; i++)
 		m->out += rows[i];
-	gemm_run(g, threads, pack_part, &a);
+	gemm_run(g, threads, panels(m->out), pack_panel, &a);
 }
 
 void
@@ -422,10 +492,12 @@ gemm_pack_here(struct gemm_mat *m, const float *w, int ldw, int out, int k)
 {
 	const float	*parts[1] = { w };
 	struct pack	 a = { m, parts, &out, 1, ldw };
+	int		 p;
 
 	m->out = out;
 	m->k = k;
-	pack_part(&a, 0, 1);
+	for (p = 0; p < panels(out); p++)
+		pack_panel(&a, p, 0);
 }
 
 void
@@ -433,7 +505,7 @@ gemm_pack_t_here(struct gemm_mat *m, const float *v, int ldv, int k,
     int out)
 {
 	float	*dst = m->data;
-	int	 p, j, c, np = (out + GEMM_NR - 1) / GEMM_NR;
+	int	 p, j, c, np = panels(out);
 
 	m->out = out;
 	m->k = k;
@@ -450,7 +522,7 @@ gemm_pack_matches(const struct gemm_mat *m, const float *const *parts,
 {
 	struct pack	 a = { (struct gemm_mat *)m, parts, rows, nparts, m->k };
 	const float	*src, *panel;
-	int		 np = (m->out + GEMM_NR - 1) / GEMM_NR, p, c, k = m->k;
+	int		 np = panels(m->out), p, c, k = m->k;
 
 	for (p = 0; p < np; p += np - 1 > 0 ? np - 1 : 1) {
 		panel = m->data + (size_t)p * k * GEMM_NR;
@@ -535,40 +607,42 @@ xp_panel512(float *dst, const float *const *src, int k)
 	}
 }
 
-/* X's panels t, t + nt, ... (invariant 2). */
+/* X's panel q (invariant 2). */
 static void
-xp_part(void *arg, int t, int nt)
+xp_item(void *arg, int q, int t)
 {
 	const struct np	*a = arg;
 	const float	*src[MR512];
-	float		*dst;
-	int		 q, r, k = a->w->k, mr = a->mr;
+	float		*dst = a->xp + (size_t)q * a->mr * a->w->k;
+	int		 r, mr = a->mr;
 
-	for (q = t; q * mr < a->n; q += nt) {
-		dst = a->xp + (size_t)q * mr * k;
-		for (r = 0; r < mr; r++)
-			src[r] = q * mr + r < a->n ?
-			    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
-		if (a->isa == GEMM_AVX512)
-			xp_panel512(dst, src, k);
-		else
-			xp_panel256(dst, src, k);
-	}
+	(void)t;
+	for (r = 0; r < mr; r++)
+		src[r] = q * mr + r < a->n ?
+		    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
+	if (a->isa == GEMM_AVX512)
+		xp_panel512(dst, src, a->w->k);
+	else
+		xp_panel256(dst, src, a->w->k);
 }
 
-/* W's panels [np * t / nt, np * (t + 1) / nt) (invariant 3). */
+/* W's panel p times all of X (invariant 3). */
 static void
-np_part(void *arg, int t, int nt)
+np_item(void *arg, int p, int t)
 {
 	const struct np	*a = arg;
-	int		 np = (a->w->out + GEMM_NR - 1) / GEMM_NR, p;
 
-	for (p = np * t / nt; p < np * (t + 1) / nt; p++) {
-		if (a->isa == GEMM_AVX512)
-			panel512(a, p);
-		else
-			panel256(a, p);
-	}
+	(void)t;
+	if (a->isa == GEMM_AVX512)
+		panel512(a, p);
+	else
+		panel256(a, p);
+}
+
+static int
+x_panels(const struct np *a)
+{
+	return (a->n + a->mr - 1) / a->mr;
 }
 
 size_t
@@ -580,13 +654,18 @@ gemm_xp_floats(const struct gemm *g, int n, int k)
 
 void
 gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
-    int n, const struct gemm_mat *m, float *y, int ldy)
+    int n, const struct gemm_mat *m, float *y, int ldy, bool add)
 {
 	struct np	a = { .x = x, .xp = xp, .w = m, .y = y, .ldx = ldx,
-			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
+			    .ldy = ldy, .n = n, .mr = g->mr, .add = add,
+			    .isa = g->isa };
 
-	xp_part(&a, 0, 1);
-	np_part(&a, 0, 1);
+	int		q, p;
+
+	for (q = 0; q < x_panels(&a); q++)
+		xp_item(&a, q, 0);
+	for (p = 0; p < panels(m->out); p++)
+		np_item(&a, p, 0);
 }
 
 void
@@ -594,9 +673,8 @@ gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
     const struct gemm_mat *m, float *y, int ldy)
 {
 	struct np	a = { .x = x, .w = m, .y = y, .ldx = ldx, .ldy = ldy,
-			    .n = n, .mr = g->mr, .isa = g->isa };
+			    .n = n, .mr = g->mr, .add = true, .isa = g->isa };
 	size_t		need = gemm_xp_floats(g, n, m->k);
-	int		np = (m->out + GEMM_NR - 1) / GEMM_NR;
 
 	if (need > g->xp_cap) {
 		free(g->xp);
@@ -604,6 +682,6 @@ gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
 		g->xp_cap = need;
 	}
 	a.xp = g->xp;
-	gemm_run(g, threads, xp_part, &a);
-	gemm_run(g, np < threads ? np : threads, np_part, &a);
+	gemm_run(g, threads, x_panels(&a), xp_item, &a);
+	gemm_run(g, threads, panels(m->out), np_item, &a);
 }

@@ -2,6 +2,7 @@
 #ifndef THATCH_EMBED_GEMM_H
 #define THATCH_EMBED_GEMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A pool of threads - 1 workers plus the calling thread. */
@@ -74,7 +75,8 @@ void	gemm_np(struct gemm *, int threads, const float *x, int ldx, int n,
  * heads): gemm_pack_here packs out rows of w, ldw floats apart;
  * gemm_pack_t_here packs W = V^T for V [k, out] (ldv floats apart), so
  * that X . W^T is X . V; gemm_np_here copies X into xp, the caller's
- * gemm_xp_floats(n, k) floats, instead of the pool's buffer.
+ * gemm_xp_floats(n, k) floats, instead of the pool's buffer, and with
+ * add false sets y to the product, so that y need not be zeroed first.
  */
 void	gemm_pack_here(struct gemm_mat *m, const float *w, int ldw, int out,
 	    int k);
@@ -82,16 +84,22 @@ void	gemm_pack_t_here(struct gemm_mat *m, const float *v, int ldv, int k,
 	    int out);
 size_t	gemm_xp_floats(const struct gemm *, int n, int k);
 void	gemm_np_here(const struct gemm *, float *xp, const float *x,
-	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy);
+	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy,
+	    bool add);
 
-/* A task for gemm_run: thread t of nt (0 is the caller). */
-typedef void	gemm_task_fn(void *arg, int t, int nt);
+/* One item of a job for gemm_run, on the thread whose scratch is slot t
+ * (0 for the caller, 1 .. threads - 1 for the pool's workers). */
+typedef void	gemm_item_fn(void *arg, int item, int t);
 
 /*
- * Run task(arg, t, nt) on nt = min(threads, the pool's) threads at once
- * and return when all are done. The task may call the _here functions
- * (not gemm_np, gemm_pack or gemm_run, which use the pool).
+ * fn(arg, i, t) for every i < items, on up to threads threads at once,
+ * each taking the next item not yet taken; returns when all are done.
+ * Items may call the _here functions (not gemm_np, gemm_pack or
+ * gemm_run, which use the pool). A thread the system is slow to run
+ * takes fewer items, so items should be many and small enough to even
+ * out, but each worth more than its atomic increment (~0.1 us).
  */
-void	gemm_run(struct gemm *, int threads, gemm_task_fn *, void *arg);
+void	gemm_run(struct gemm *, int threads, int items, gemm_item_fn *,
+	    void *arg);
 
 #endif

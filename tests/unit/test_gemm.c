@@ -2,7 +2,8 @@
  * test_gemm.c — the encoder's products give what plain double-precision
  * loops give, to float rounding, for every shape's edges: rows of X that
  * do not fill a tile, outputs that do not fill a panel, one thread or
- * two, AVX2 and AVX-512 kernels (each where the CPU has it); stacked
+ * two, AVX2 and AVX-512 kernels (each where the CPU has it), adding to
+ * the output or (attention's products) replacing it; stacked
  * sources pack as one matrix; and a packed copy that no longer matches
  * its weights is noticed.
  */
@@ -46,14 +47,17 @@ packed(struct gemm *g, int threads, const float *const *parts,
 	return m;
 }
 
-/* y = y0 + x . w^T by gemm_np, against the same in double; y has an
- * extra column (ldy = out + 1) that must stay as it was. */
+/*
+ * y = y0 + x . w^T by gemm_np on threads threads or, with threads 0, y =
+ * x . w^T by gemm_np_here with add false; against the same in double. y
+ * has an extra column (ldy = out + 1) that must stay as it was.
+ */
 static void
 check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 {
-	struct gemm	*g = gemm_new(threads, isa);
+	struct gemm	*g = gemm_new(threads > 0 ? threads : 1, isa);
 	struct gemm_mat	 m;
-	float		*x, *w, *y, *y0;
+	float		*x, *w, *y, *y0, *xp;
 	const float	*parts[1];
 	double		 want, worst = 0;
 	int		 i, o, j, ldy = out + 1;
@@ -70,11 +74,18 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 	y = xreallocarray(NULL, (size_t)n * ldy, sizeof(*y));
 	memcpy(y, y0, (size_t)n * ldy * sizeof(*y));
 	parts[0] = w;
-	m = packed(g, threads, parts, &out, 1, k);
-	gemm_np(g, threads, x, k, n, &m, y, ldy);
+	m = packed(g, 1, parts, &out, 1, k);
+	if (threads > 0) {
+		gemm_np(g, threads, x, k, n, &m, y, ldy);
+	} else {
+		xp = xaligned_alloc(64, gemm_xp_floats(g, n, k) *
+		    sizeof(float));
+		gemm_np_here(g, xp, x, k, n, &m, y, ldy, false);
+		free(xp);
+	}
 	for (i = 0; i < n; i++) {
 		for (o = 0; o < out; o++) {
-			want = y0[(size_t)i * ldy + o];
+			want = threads > 0 ? y0[(size_t)i * ldy + o] : 0;
 			for (j = 0; j < k; j++)
 				want += (double)x[(size_t)i * k + j] *
 				    w[(size_t)o * k + j];
@@ -107,7 +118,7 @@ test_products_match_plain_loops_at_every_edge(void)
 	int			isa, threads;
 
 	for (isa = GEMM_AVX2; isa <= GEMM_AVX512; isa++)
-		for (threads = 1; threads <= 2; threads++)
+		for (threads = 0; threads <= 2; threads++)
 			for (a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
 				for (b = 0; b < sizeof(outs) / sizeof(outs[0]);
 				    b++)
