@@ -81,12 +81,22 @@ struct bert_ws {
 	float	*x, *tmp, *ctx;		/* [max, H] */
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
-	float	*scores;		/* [threads, max, max] */
+	float	*scores;		/* [threads, max, scores_ld(max)] */
 	float	*sums;			/* [threads, max]: 1 / row sums */
 	float	*kp, *vp, *xp;		/* per thread: K, V^T, Q or P packed */
 	size_t	 kp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
 };
+
+/*
+ * Floats per row of attention's scores: n rounded up to whole vectors of
+ * sixteen (VN), so that softmax_exp never handles a partial one.
+ */
+static int
+scores_ld(int n)
+{
+	return (n + 15) / 16 * 16;
+}
 
 /* A positive integer setting in [1, max], else -1. */
 static int
@@ -464,7 +474,9 @@ bert_ws_new(const struct bert *b, int max_tokens)
 	ws->ctx = ws_alloc(n, h);
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
-	ws->scores = ws_alloc(t * n, n);
+	/* zeroed: softmax_exp reads each row's padding */
+	ws->scores = xcalloc(t * n * (size_t)scores_ld(max_tokens),
+	    sizeof(float));
 	ws->sums = ws_alloc(t, n);
 	if (b->gemm != NULL) {
 		d = (int)h / cfg->heads;
@@ -511,6 +523,7 @@ typedef float	vf __attribute__((vector_size(64)));
 typedef int32_t	vi __attribute__((vector_size(64)));
 
 #define VN	((int)(sizeof(vf) / sizeof(float)))
+_Static_assert(sizeof(vf) == 16 * sizeof(float), "scores_ld's vectors");
 /* always inlined: a call would pass vectors by a per-ISA convention */
 #define VINLINE	static inline __attribute__((always_inline))
 #define CLONES	__attribute__((target_clones("avx512f", "avx2", "default")))
@@ -657,14 +670,15 @@ vstore_part(float *p, vf v, int m)
 		vtail_store(p, &v, m);
 }
 
-/* v with its lanes from m on zeroed. */
+/* v's first m lanes, then lanes of fill. */
 VINLINE vf
-vfirst(vf v, int m)
+vfirst(vf v, int m, vf fill)
 {
 	const vi	lane = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 			    14, 15 };
+	vi		keep = lane < m;
 
-	return (vf)((vi)v & (lane < m));
+	return (vf)(((vi)v & keep) | ((vi)fill & ~keep));
 }
 
 /* y = LN(y + bias) * g + b, row by row (bias may be NULL). */
@@ -689,7 +703,8 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
 		mean = vsplat(vhsum(acc) / (float)h);
 		acc = vsplat(0);
 		for (j = 0; j < h; j += VN) {
-			v = vfirst(vpart(r + j, h - j) - mean, h - j);
+			v = vfirst(vpart(r + j, h - j) - mean, h - j,
+			    vsplat(0));
 			acc += v * v;
 		}
 		inv = vsplat(1.0f / sqrtf(vhsum(acc) / (float)h +
@@ -703,29 +718,31 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
 /*
  * r = exp(scale * (r - max(r))) over n entries (scale > 0), returning
  * their sum: softmax but for its division, which attention applies to
- * the n x d product rather than to the n x n scores (rows_scale).
+ * the n x d product rather than to the n x n scores (rows_scale). r has
+ * scores_ld(n) floats, those past n scratch (set to 0 here), so that
+ * every access is a whole vector: with rows of a few hundred scores a
+ * partial last vector cost as much as the rest of the row.
  */
 CLONES static float
 softmax_exp(float *r, int n, float scale)
 {
-	vf	v, top = vsplat(-INFINITY), sum = vsplat(0), shift, mul;
-	int	j;
+	const vf	ninf = vsplat(-INFINITY), zero = vsplat(0);
+	vf		v, top = ninf, top2 = ninf, sum = zero, shift, mul;
+	int		j;
 
-	for (j = 0; j + VN <= n; j += VN)
+	/* two maxima, so that each waits on the other's latency */
+	for (j = 0; j + 2 * VN <= n; j += 2 * VN) {
 		top = vmax(top, vload(r + j));
-	for (; j < n; j++)
-		top[0] = r[j] > top[0] ? r[j] : top[0];
-	shift = vsplat(vhmax(top));
-	mul = vsplat(scale);
-	for (j = 0; j + VN <= n; j += VN) {
-		v = vexp((vload(r + j) - shift) * mul);
-		memcpy(r + j, &v, sizeof(v));
-		sum += v;
+		top2 = vmax(top2, vload(r + j + VN));
 	}
-	if (j < n) {
-		/* padding adds nothing */
-		v = vfirst(vexp((vpart(r + j, n - j) - shift) * mul), n - j);
-		vstore_part(r + j, v, n - j);
+	for (; j < n; j += VN)
+		top = vmax(top, vfirst(vload(r + j), n - j, ninf));
+	shift = vsplat(vhmax(vmax(top, top2)));
+	mul = vsplat(scale);
+	for (j = 0; j < n; j += VN) {
+		v = vexp((vload(r + j) - shift) * mul);
+		v = vfirst(v, n - j, zero);
+		memcpy(r + j, &v, sizeof(v));
 		sum += v;
 	}
 	return vhsum(sum);
@@ -862,9 +879,10 @@ struct heads {
 };
 
 /*
- * Each row of scores[n, n] = exp(scale * (row - its max)), sums[i] = 1 /
- * row i's sum; then ctx[i][0 .. d) *= sums[i] (ld floats apart) once
- * ctx = scores . V: softmax's division on n x d floats, not n x n.
+ * Each row of scores[n, n] (scores_ld(n) floats apart) = exp(scale *
+ * (row - its max)), sums[i] = 1 / row i's sum; then ctx[i][0 .. d) *=
+ * sums[i] (ld floats apart) once ctx = scores . V: softmax's division on
+ * n x d floats, not n x n.
  */
 static void
 rows_softmax_exp(float *scores, int n, int d, float *sums)
@@ -872,8 +890,8 @@ rows_softmax_exp(float *scores, int n, int d, float *sums)
 	int	i;
 
 	for (i = 0; i < n; i++)
-		sums[i] = 1.0f / softmax_exp(scores + (size_t)i * n, n,
-		    1.0f / sqrtf((float)d));
+		sums[i] = 1.0f / softmax_exp(scores + (size_t)i *
+		    scores_ld(n), n, 1.0f / sqrtf((float)d));
 }
 
 static void
@@ -902,22 +920,22 @@ attention_head(void *arg, int k, int t)
 	const struct bert	*b = a->b;
 	struct bert_ws		*ws = a->ws;
 	struct gemm_mat		 kp, vp;
-	int			 n = a->n, h = b->cfg.hidden;
+	int			 n = a->n, h = b->cfg.hidden, ld = scores_ld(n);
 	int			 d = h / b->cfg.heads;
 	float			*scores, *sums, *xp, *ctx;
 	const float		*q = ws->qkv + k * d;
 
-	scores = ws->scores + (size_t)t * ws->max * ws->max;
+	scores = ws->scores + (size_t)t * ws->max * scores_ld(ws->max);
 	sums = ws->sums + (size_t)t * ws->max;
 	kp.data = ws->kp + (size_t)t * ws->kp_len;
 	vp.data = ws->vp + (size_t)t * ws->vp_len;
 	xp = ws->xp + (size_t)t * ws->xp_len;
 	ctx = ws->ctx + k * d;
 	gemm_pack_here(&kp, q + h, 3 * h, n, d);
-	gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, n, false);
+	gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, ld, false);
 	rows_softmax_exp(scores, n, d, sums);
 	gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
-	gemm_np_here(b->gemm, xp, scores, n, n, &vp, ctx, h, false);
+	gemm_np_here(b->gemm, xp, scores, ld, n, &vp, ctx, h, false);
 	rows_scale(ctx, n, d, h, sums);
 }
 
@@ -925,16 +943,16 @@ attention_head(void *arg, int k, int t)
 static void
 attention_blas(const struct bert *b, struct bert_ws *ws, int n)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, k;
+	int	 h = b->cfg.hidden, d = h / b->cfg.heads, ld = scores_ld(n), k;
 	float	*q;
 
 	for (k = 0; k < b->cfg.heads; k++) {
 		q = ws->qkv + k * d;
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
-		    1, q, 3 * h, q + h, 3 * h, 0, ws->scores, n);
+		    1, q, 3 * h, q + h, 3 * h, 0, ws->scores, ld);
 		rows_softmax_exp(ws->scores, n, d, ws->sums);
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
-		    n, 1, ws->scores, n, q + 2 * h, 3 * h, 0,
+		    n, 1, ws->scores, ld, q + 2 * h, 3 * h, 0,
 		    ws->ctx + k * d, h);
 		rows_scale(ws->ctx + k * d, n, d, h, ws->sums);
 	}
