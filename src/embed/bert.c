@@ -83,19 +83,20 @@ struct bert_ws {
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [threads, max, scores_ld(max)] */
 	float	*sums;			/* [threads, max]: 1 / row sums */
-	float	*kp, *vp, *xp;		/* per thread: K, V^T, Q or P packed */
+	float	*kp, *vp, *xp;		/* per thread: Q, V^T, K packed */
 	size_t	 kp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
 };
 
 /*
- * Floats per row of attention's scores: n rounded up to whole vectors of
- * sixteen (VN), so that softmax_exp never handles a partial one.
+ * Floats per row of attention's scores, which hold one key's score for
+ * every query: whole vectors of sixteen (VN) queries for softmax_cols,
+ * and whole tiles for gemm_tn_here.
  */
 static int
 scores_ld(int n)
 {
-	return (n + 15) / 16 * 16;
+	return (gemm_tn_cols(n) + 15) / 16 * 16;
 }
 
 /* A positive integer setting in [1, max], else -1. */
@@ -482,8 +483,7 @@ bert_ws_new(const struct bert *b, int max_tokens)
 		d = (int)h / cfg->heads;
 		ws->kp_len = gemm_mat_floats(max_tokens, d);
 		ws->vp_len = gemm_mat_floats(d, max_tokens);
-		ws->xp_len = gemm_xp_floats(b->gemm, max_tokens,
-		    max_tokens > d ? max_tokens : d);
+		ws->xp_len = gemm_xp_floats(b->gemm, max_tokens, d);
 		ws->kp = xaligned_alloc(64, t * ws->kp_len * sizeof(float));
 		ws->vp = xaligned_alloc(64, t * ws->vp_len * sizeof(float));
 		ws->xp = xaligned_alloc(64, t * ws->xp_len * sizeof(float));
@@ -716,36 +716,40 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
 }
 
 /*
- * r = exp(scale * (r - max(r))) over n entries (scale > 0), returning
- * their sum: softmax but for its division, which attention applies to
- * the n x d product rather than to the n x n scores (rows_scale). r has
- * scores_ld(n) floats, those past n scratch (set to 0 here), so that
- * every access is a whole vector: with rows of a few hundred scores a
- * partial last vector cost as much as the rest of the row.
+ * Softmax over each column of s[n, ld], one query's scores against the n
+ * keys, but for its division: s = exp(scale * (s - the column's max))
+ * and sums[c] = 1 / the column's sum, which attention applies to the
+ * n x d product rather than to the n x n scores (rows_scale). Sixteen
+ * queries go down the keys side by side, so there is no horizontal step
+ * and no partial vector: columns n .. ld are scratch.
  */
-CLONES static float
-softmax_exp(float *r, int n, float scale)
+CLONES static void
+softmax_cols(float *s, int n, int ld, float scale, float *sums)
 {
-	const vf	ninf = vsplat(-INFINITY), zero = vsplat(0);
-	vf		v, top = ninf, top2 = ninf, sum = zero, shift, mul;
-	int		j;
+	const vf	ninf = vsplat(-INFINITY), mul = vsplat(scale);
+	vf		v, top, top2, sum;
+	float		*p;
+	int		c, j;
 
-	/* two maxima, so that each waits on the other's latency */
-	for (j = 0; j + 2 * VN <= n; j += 2 * VN) {
-		top = vmax(top, vload(r + j));
-		top2 = vmax(top2, vload(r + j + VN));
+	for (c = 0; c < n; c += VN) {
+		p = s + c;
+		/* two maxima, so that each waits on the other's latency */
+		top = top2 = ninf;
+		for (j = 0; j + 1 < n; j += 2) {
+			top = vmax(top, vload(p + (size_t)j * ld));
+			top2 = vmax(top2, vload(p + (size_t)(j + 1) * ld));
+		}
+		if (j < n)
+			top = vmax(top, vload(p + (size_t)j * ld));
+		top = vmax(top, top2);
+		sum = vsplat(0);
+		for (j = 0; j < n; j++, p += ld) {
+			v = vexp((vload(p) - top) * mul);
+			memcpy(p, &v, sizeof(v));
+			sum += v;
+		}
+		vstore_part(sums + c, vsplat(1) / sum, n - c);
 	}
-	for (; j < n; j += VN)
-		top = vmax(top, vfirst(vload(r + j), n - j, ninf));
-	shift = vsplat(vhmax(vmax(top, top2)));
-	mul = vsplat(scale);
-	for (j = 0; j < n; j += VN) {
-		v = vexp((vload(r + j) - shift) * mul);
-		v = vfirst(v, n - j, zero);
-		memcpy(r + j, &v, sizeof(v));
-		sum += v;
-	}
-	return vhsum(sum);
 }
 
 /* y = GELU(y) over n floats (biases already added), exact erf form. */
@@ -878,22 +882,7 @@ struct heads {
 	int			 n;
 };
 
-/*
- * Each row of scores[n, n] (scores_ld(n) floats apart) = exp(scale *
- * (row - its max)), sums[i] = 1 / row i's sum; then ctx[i][0 .. d) *=
- * sums[i] (ld floats apart) once ctx = scores . V: softmax's division on
- * n x d floats, not n x n.
- */
-static void
-rows_softmax_exp(float *scores, int n, int d, float *sums)
-{
-	int	i;
-
-	for (i = 0; i < n; i++)
-		sums[i] = 1.0f / softmax_exp(scores + (size_t)i *
-		    scores_ld(n), n, 1.0f / sqrtf((float)d));
-}
-
+/* ctx[i][0 .. d) *= sums[i] for each of n rows ld floats apart. */
 static void
 rows_scale(float *ctx, int n, int d, int ld, const float *sums)
 {
@@ -909,9 +898,11 @@ rows_scale(float *ctx, int n, int d, int ld, const float *sums)
 
 /*
  * Head k of the layer whose Q, K and V are in ws->qkv, into its columns
- * of ws->ctx, with thread t's scratch. Both products are gemm.c's packed
- * ones on this thread, setting rather than adding to their outputs:
- * scores = Q . K^T packs K, and ctx = softmax(scores) . V packs V^T.
+ * of ws->ctx, with thread t's scratch. Both products are gemm.c's on
+ * this thread, setting rather than adding to their outputs. The scores
+ * are computed transposed, S^T = K . Q^T (Q packed as the weights), so
+ * that softmax runs down columns sixteen queries at a time and leaves P
+ * transposed, which is how ctx = P . V (V^T packed) reads it in place.
  */
 static void
 attention_head(void *arg, int k, int t)
@@ -919,7 +910,7 @@ attention_head(void *arg, int k, int t)
 	const struct heads	*a = arg;
 	const struct bert	*b = a->b;
 	struct bert_ws		*ws = a->ws;
-	struct gemm_mat		 kp, vp;
+	struct gemm_mat		 qp, vp;
 	int			 n = a->n, h = b->cfg.hidden, ld = scores_ld(n);
 	int			 d = h / b->cfg.heads;
 	float			*scores, *sums, *xp, *ctx;
@@ -927,15 +918,15 @@ attention_head(void *arg, int k, int t)
 
 	scores = ws->scores + (size_t)t * ws->max * scores_ld(ws->max);
 	sums = ws->sums + (size_t)t * ws->max;
-	kp.data = ws->kp + (size_t)t * ws->kp_len;
+	qp.data = ws->kp + (size_t)t * ws->kp_len;
 	vp.data = ws->vp + (size_t)t * ws->vp_len;
 	xp = ws->xp + (size_t)t * ws->xp_len;
 	ctx = ws->ctx + k * d;
-	gemm_pack_here(&kp, q + h, 3 * h, n, d);
-	gemm_np_here(b->gemm, xp, q, 3 * h, n, &kp, scores, ld, false);
-	rows_softmax_exp(scores, n, d, sums);
+	gemm_pack_here(&qp, q, 3 * h, n, d);
+	gemm_np_here(b->gemm, xp, q + h, 3 * h, n, &qp, scores, ld, false);
+	softmax_cols(scores, n, ld, 1.0f / sqrtf((float)d), sums);
 	gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
-	gemm_np_here(b->gemm, xp, scores, ld, n, &vp, ctx, h, false);
+	gemm_tn_here(b->gemm, scores, ld, n, &vp, ctx, h, false);
 	rows_scale(ctx, n, d, h, sums);
 }
 
@@ -949,9 +940,10 @@ attention_blas(const struct bert *b, struct bert_ws *ws, int n)
 	for (k = 0; k < b->cfg.heads; k++) {
 		q = ws->qkv + k * d;
 		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
-		    1, q, 3 * h, q + h, 3 * h, 0, ws->scores, ld);
-		rows_softmax_exp(ws->scores, n, d, ws->sums);
-		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d,
+		    1, q + h, 3 * h, q, 3 * h, 0, ws->scores, ld);
+		softmax_cols(ws->scores, n, ld, 1.0f / sqrtf((float)d),
+		    ws->sums);
+		blas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, d,
 		    n, 1, ws->scores, ld, q + 2 * h, 3 * h, 0,
 		    ws->ctx + k * d, h);
 		rows_scale(ws->ctx + k * d, n, d, h, ws->sums);

@@ -97,10 +97,16 @@ struct gemm {
 	struct job		 job;
 };
 
-/* One gemm_np product: X's panels times W's, into Y. */
+/*
+ * One product: X times W's panels, into Y. The kernels read x[i][j] at
+ * xr[i * xi + j * xs]: from X's panels (xr = xp, xi = k, xs = MR) or
+ * from X transposed in place (xi = 1, xs = its leading dimension).
+ */
 struct np {
 	const float		*x;
 	float			*xp;
+	const float		*xr;
+	size_t			 xi, xs;
 	const struct gemm_mat	*w;
 	float			*y;
 	int			 ldx, ldy, n, mr;
@@ -146,7 +152,7 @@ tile512(const struct np *a, const float *xp, const float *wp, float *y,
 		w1 = _mm512_load_ps(wp + (size_t)j * GEMM_NR + 16);
 #pragma GCC unroll 12
 		for (r = 0; r < mr; r++) {
-			xb = _mm512_set1_ps(xp[(size_t)j * MR512 + r]);
+			xb = _mm512_set1_ps(xp[(size_t)j * a->xs + r]);
 			acc[r][0] = _mm512_fmadd_ps(xb, w0, acc[r][0]);
 			acc[r][1] = _mm512_fmadd_ps(xb, w1, acc[r][1]);
 		}
@@ -177,7 +183,7 @@ panel512(const struct np *a, int p)
 	m1 = (__mmask16)(live >= 32 ? 0xffff : live <= 16 ? 0 :
 	    (1u << (live - 16)) - 1);
 	for (i = 0; i < a->n; i += MR512) {
-		xp = a->xp + (size_t)i * k;
+		xp = a->xr + (size_t)i * a->xi;
 		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
 		ti = a->n - i < MR512 ? a->n - i : MR512;
 		if (ti > 8)
@@ -213,7 +219,7 @@ tile256(const struct np *a, const float *xp, const float *wp, float *y,
 			w[c] = _mm256_load_ps(wp + (size_t)j * GEMM_NR + 8 * c);
 #pragma GCC unroll 4
 		for (r = 0; r < MR256; r++) {
-			xb = _mm256_broadcast_ss(xp + (size_t)j * MR256 + r);
+			xb = _mm256_broadcast_ss(xp + (size_t)j * a->xs + r);
 #pragma GCC unroll 4
 			for (c = 0; c < 4; c++)
 				acc[r][c] = _mm256_fmadd_ps(xb, w[c],
@@ -242,7 +248,7 @@ panel256(const struct np *a, int p)
 		mask[c] = _mm256_cmpgt_epi32(_mm256_set1_epi32(live - 8 * c),
 		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	for (i = 0; i < a->n; i += MR256)
-		tile256(a, a->xp + (size_t)i * k, a->w->data + (size_t)p * k *
+		tile256(a, a->xr + (size_t)i * a->xi, a->w->data + (size_t)p * k *
 		    GEMM_NR, a->y + (size_t)i * a->ldy + p * GEMM_NR,
 		    a->n - i < MR256 ? a->n - i : MR256, mask);
 }
@@ -674,14 +680,33 @@ void
 gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
     int n, const struct gemm_mat *m, float *y, int ldy, bool add)
 {
-	struct np	a = { .x = x, .xp = xp, .w = m, .y = y, .ldx = ldx,
+	struct np	a = { .x = x, .xp = xp, .xr = xp, .xi = (size_t)m->k,
+			    .xs = (size_t)g->mr, .w = m, .y = y, .ldx = ldx,
 			    .ldy = ldy, .n = n, .mr = g->mr, .add = add,
 			    .isa = g->isa };
-
 	int		q, p;
 
 	for (q = 0; q < x_panels(&a); q++)
 		xp_item(&a, q, 0);
+	for (p = 0; p < panels(m->out); p++)
+		np_item(&a, p, 0);
+}
+
+int
+gemm_tn_cols(int n)
+{
+	return (n + MR512 - 1) / MR512 * MR512;	/* MR256 divides MR512 */
+}
+
+void
+gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
+    const struct gemm_mat *m, float *y, int ldy, bool add)
+{
+	struct np	a = { .xr = xt, .xi = 1, .xs = (size_t)ldxt, .w = m,
+			    .y = y, .ldy = ldy, .n = n, .mr = g->mr,
+			    .add = add, .isa = g->isa };
+	int		p;
+
 	for (p = 0; p < panels(m->out); p++)
 		np_item(&a, p, 0);
 }
@@ -700,6 +725,9 @@ gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
 		g->xp_cap = need;
 	}
 	a.xp = g->xp;
+	a.xr = a.xp;
+	a.xi = (size_t)m->k;
+	a.xs = (size_t)g->mr;
 	gemm_run(g, threads, x_panels(&a), xp_item, &a);
 	gemm_run(g, threads, panels(m->out), np_item, &a);
 }

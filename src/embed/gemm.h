@@ -87,6 +87,17 @@ void	gemm_np_here(const struct gemm *, float *xp, const float *x,
 	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy,
 	    bool add);
 
+/*
+ * y (+)= X . W^T on the calling thread for X given transposed: xt[j][i]
+ * (ldxt floats apart) is x[i][j], read in place with no copy into
+ * panels (attention's P, which softmax leaves transposed). Each row of xt
+ * must have gemm_tn_cols(n) readable floats: the kernels read whole
+ * tiles of X's rows, and the products past n are not stored.
+ */
+int	gemm_tn_cols(int n);
+void	gemm_tn_here(const struct gemm *, const float *xt, int ldxt, int n,
+	    const struct gemm_mat *m, float *y, int ldy, bool add);
+
 /* One item of a job for gemm_run, on the thread whose scratch is slot t
  * (0 for the caller, 1 .. threads - 1 for the pool's workers). */
 typedef void	gemm_item_fn(void *arg, int item, int t);
