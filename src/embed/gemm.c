@@ -18,6 +18,9 @@
  *  2. X is copied into panels of MR rows (xp[(panel * k + j) * MR + r],
  *     zero padded) before each product: n x k floats, against the
  *     product's out x k weights; the pool's threads split the panels.
+ *     An X that is already stored transposed (attention's P) is read in
+ *     place instead: column j of a tile is then MR consecutive floats of
+ *     row j, the layout the panels copy X into.
  *  3. A product's items are W's panels; threads never write the same
  *     output. Each W panel stays in L2 while every panel of X goes
  *     through it.
