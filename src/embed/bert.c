@@ -61,6 +61,7 @@ struct layer {
 	const float	*wq, *bq, *wk, *bk, *wv, *bv;
 	const float	*wo, *bo, *ln1_g, *ln1_b;
 	const float	*wi, *bi, *wd, *bd, *ln2_g, *ln2_b;
+	const float	*bqkv;		/* bq, bk, bv in one (gemm.c only) */
 	struct gemm_mat	 qkv, o, i, d;	/* packed; out and k always set */
 };
 
@@ -173,6 +174,18 @@ bert_config_parse(const struct json_t *cfg, const char *path,
  * everything else is copied (a few hundred KB), so that once they are
  * packed the file's pages can leave the resident set for good.
  */
+/* count floats that b frees with its widened copies. */
+static float *
+owned_copy(struct bert *b, size_t count)
+{
+	float	*copy = xreallocarray(NULL, count, sizeof(float));
+
+	b->copies = xreallocarray(b->copies, (size_t)b->ncopies + 1,
+	    sizeof(*b->copies));
+	b->copies[b->ncopies++] = copy;
+	return copy;
+}
+
 static const float *
 weight(struct bert *b, const struct st *st, const char *prefix,
     const char *name, int64_t d0, int64_t d1, bool in_place,
@@ -199,11 +212,22 @@ weight(struct bert *b, const struct st *st, const char *prefix,
 	}
 	if (in_place && t->dtype == ST_F32 && ((uintptr_t)t->data & 3) == 0)
 		return t->data;
-	copy = xreallocarray(NULL, (size_t)t->count, sizeof(float));
+	copy = owned_copy(b, (size_t)t->count);
 	st_read(t, 0, t->count, copy);
-	b->copies = xreallocarray(b->copies, (size_t)b->ncopies + 1,
-	    sizeof(*b->copies));
-	b->copies[b->ncopies++] = copy;
+	return copy;
+}
+
+/* Q's, K's and V's biases one after the other, as the fused product
+ * adds them. */
+static const float *
+fused_bias(struct bert *b, const struct layer *L)
+{
+	size_t	 h = (size_t)b->cfg.hidden;
+	float	*copy = owned_copy(b, 3 * h);
+
+	memcpy(copy, L->bq, h * sizeof(float));
+	memcpy(copy + h, L->bk, h * sizeof(float));
+	memcpy(copy + 2 * h, L->bv, h * sizeof(float));
 	return copy;
 }
 
@@ -254,6 +278,8 @@ bind_layer(struct bert *b, const struct st *st, const char *prefix, int l,
 			return -1;
 		memcpy((char *)L + tab[i].off, &w, sizeof(w));
 	}
+	if (b->gemm != NULL)
+		L->bqkv = fused_bias(b, L);
 	L->qkv = (struct gemm_mat){ NULL, 3 * h, h };
 	L->o = (struct gemm_mat){ NULL, h, h };
 	L->i = (struct gemm_mat){ NULL, in, h };
@@ -681,10 +707,13 @@ vfirst(vf v, int m, vf fill)
 	return (vf)(((vi)v & keep) | ((vi)fill & ~keep));
 }
 
-/* y = LN(y + bias) * g + b, row by row (bias may be NULL). */
+/*
+ * y = LN(y + bias + res) * g + b, row by row: bias [h] and res [n, h],
+ * the block's input that the residual connection adds, may be NULL.
+ */
 CLONES static void
-layer_norm(float *y, int n, int h, const float *bias, const float *g,
-    const float *b, double eps)
+layer_norm(float *y, int n, int h, const float *bias, const float *res,
+    const float *g, const float *b, double eps)
 {
 	vf	v, acc, mean, inv;
 	float	*r;
@@ -697,6 +726,8 @@ layer_norm(float *y, int n, int h, const float *bias, const float *g,
 			v = vpart(r + j, h - j);
 			if (bias != NULL)
 				v += vpart(bias + j, h - j);
+			if (res != NULL)
+				v += vpart(res + (size_t)i * h + j, h - j);
 			vstore_part(r + j, v, h - j);
 			acc += v;
 		}
@@ -767,27 +798,35 @@ gelu(float *y, int n)
 }
 
 
-/* y[n, out] += x[n, k] . w[out, k]^T through CBLAS (no gemm.c). */
+/*
+ * y[n, out] = x[n, k] . w[out, k]^T + bias (may be NULL) through CBLAS
+ * (no gemm.c): y's rows are set to the bias for the product to add onto.
+ */
 static void
 blas_nt(const float *x, int ldx, int n, const float *w, int out, int k,
-    float *y, int ldy)
+    const float *bias, float *y, int ldy)
 {
+	int	i;
+
+	for (i = 0; i < n && bias != NULL; i++)
+		memcpy(y + (size_t)i * ldy, bias, (size_t)out * sizeof(float));
 	blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, k, 1.0f,
-	    x, ldx, w, k, 1.0f, y, ldy);
+	    x, ldx, w, k, bias != NULL ? 1.0f : 0.0f, y, ldy);
 }
 
 /*
- * y[n, m.out] += x[n, m.k] . W^T on up to threads threads: W packed in m,
- * or raw at w for CBLAS.
+ * y[n, m.out] = x[n, m.k] . W^T + bias (may be NULL) on up to threads
+ * threads: W packed in m, or raw at w for CBLAS.
  */
 static void
 linear(const struct bert *b, int threads, const float *x, int ldx, int n,
-    const struct gemm_mat *m, const float *w, float *y, int ldy)
+    const struct gemm_mat *m, const float *w, const float *bias, float *y,
+    int ldy)
 {
 	if (b->gemm != NULL)
-		gemm_np(b->gemm, threads, x, ldx, n, m, y, ldy);
+		gemm_np(b->gemm, threads, x, ldx, n, m, bias, y, ldy);
 	else
-		blas_nt(x, ldx, n, w, m->out, m->k, y, ldy);
+		blas_nt(x, ldx, n, w, m->out, m->k, bias, y, ldy);
 }
 
 /*
@@ -800,7 +839,7 @@ linear(const struct bert *b, int threads, const float *x, int ldx, int n,
 struct rows {
 	float		*y;
 	int		 n, h;		/* rows, floats per row */
-	const float	*bias, *g, *b;
+	const float	*bias, *res, *g, *b;
 	double		 eps;
 };
 
@@ -822,10 +861,11 @@ static void
 layer_norm_item(void *arg, int item, int t)
 {
 	const struct rows	*a = arg;
+	size_t			 at = (size_t)item * BERT_ROWS_ITEM * a->h;
 
 	(void)t;
-	layer_norm(a->y + (size_t)item * BERT_ROWS_ITEM * a->h,
-	    rows_in_item(a, item), a->h, a->bias, a->g, a->b, a->eps);
+	layer_norm(a->y + at, rows_in_item(a, item), a->h, a->bias,
+	    a->res != NULL ? a->res + at : NULL, a->g, a->b, a->eps);
 }
 
 static void
@@ -838,18 +878,20 @@ gelu_item(void *arg, int item, int t)
 	    rows_in_item(a, item) * a->h);
 }
 
-/* layer_norm of y's n rows of h, on the pool when it pays. */
+/* layer_norm of y's n rows of h after a block whose input was res, on
+ * the pool when it pays. */
 static void
 norm_rows(const struct bert *b, int threads, float *y, int n,
-    const float *bias, const float *g, const float *beta)
+    const float *bias, const float *res, const float *g, const float *beta)
 {
-	struct rows	a = { y, n, b->cfg.hidden, bias, g, beta, b->cfg.eps };
+	struct rows	a = { y, n, b->cfg.hidden, bias, res, g, beta,
+			    b->cfg.eps };
 
 	if (b->gemm != NULL && n >= BERT_MT_ROWS)
 		gemm_run(b->gemm, threads, rows_items(n), layer_norm_item,
 		    &a);
 	else
-		layer_norm(y, n, a.h, bias, g, beta, a.eps);
+		layer_norm(y, n, a.h, bias, res, g, beta, a.eps);
 }
 
 /* gelu of n rows of h floats, on the pool when it pays. */
@@ -862,17 +904,6 @@ gelu_rows(const struct bert *b, int threads, float *y, int n, int h)
 		gemm_run(b->gemm, threads, rows_items(n), gelu_item, &a);
 	else
 		gelu(y, n * h);
-}
-
-/* Every row of y[n, w] (leading dimension ld) = row: the bias that the
- * product then adds onto. */
-static void
-rows_set(float *y, int n, int w, int ld, const float *row)
-{
-	int	i;
-
-	for (i = 0; i < n; i++)
-		memcpy(y + (size_t)i * ld, row, (size_t)w * sizeof(float));
 }
 
 /* One layer's heads, for attention_head. */
@@ -923,10 +954,10 @@ attention_head(void *arg, int k, int t)
 	xp = ws->xp + (size_t)t * ws->xp_len;
 	ctx = ws->ctx + k * d;
 	gemm_pack_here(&qp, q, 3 * h, n, d);
-	gemm_np_here(b->gemm, xp, q + h, 3 * h, n, &qp, scores, ld, false);
+	gemm_np_here(b->gemm, xp, q + h, 3 * h, n, &qp, scores, ld);
 	softmax_cols(scores, n, ld, 1.0f / sqrtf((float)d), sums);
 	gemm_pack_t_here(&vp, q + 2 * h, 3 * h, n, d);
-	gemm_tn_here(b->gemm, scores, ld, n, &vp, ctx, h, false);
+	gemm_tn_here(b->gemm, scores, ld, n, &vp, ctx, h);
 	rows_scale(ctx, n, d, h, sums);
 }
 
@@ -957,23 +988,19 @@ attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
 	struct heads	a = { b, ws, n };
 	int		h = b->cfg.hidden;
 
-	rows_set(ws->qkv, n, h, 3 * h, L->bq);
-	rows_set(ws->qkv + h, n, h, 3 * h, L->bk);
-	rows_set(ws->qkv + 2 * h, n, h, 3 * h, L->bv);
 	if (b->gemm != NULL) {
-		linear(b, threads, ws->x, h, n, &L->qkv, NULL, ws->qkv, 3 * h);
-	} else {
-		blas_nt(ws->x, h, n, L->wq, h, h, ws->qkv, 3 * h);
-		blas_nt(ws->x, h, n, L->wk, h, h, ws->qkv + h, 3 * h);
-		blas_nt(ws->x, h, n, L->wv, h, h, ws->qkv + 2 * h, 3 * h);
-	}
-	if (b->gemm != NULL)
+		linear(b, threads, ws->x, h, n, &L->qkv, NULL, L->bqkv,
+		    ws->qkv, 3 * h);
 		gemm_run(b->gemm, threads, b->cfg.heads, attention_head, &a);
-	else
+	} else {
+		blas_nt(ws->x, h, n, L->wq, h, h, L->bq, ws->qkv, 3 * h);
+		blas_nt(ws->x, h, n, L->wk, h, h, L->bk, ws->qkv + h, 3 * h);
+		blas_nt(ws->x, h, n, L->wv, h, h, L->bv, ws->qkv + 2 * h,
+		    3 * h);
 		attention_blas(b, ws, n);
-	memcpy(ws->tmp, ws->x, (size_t)n * h * sizeof(float));
-	linear(b, threads, ws->ctx, h, n, &L->o, L->wo, ws->tmp, h);
-	norm_rows(b, threads, ws->tmp, n, L->bo, L->ln1_g, L->ln1_b);
+	}
+	linear(b, threads, ws->ctx, h, n, &L->o, L->wo, NULL, ws->tmp, h);
+	norm_rows(b, threads, ws->tmp, n, L->bo, ws->x, L->ln1_g, L->ln1_b);
 }
 
 static void
@@ -982,12 +1009,10 @@ feed_forward(const struct bert *b, const struct layer *L,
 {
 	int	h = b->cfg.hidden, in = b->cfg.inter;
 
-	rows_set(ws->inter, n, in, in, L->bi);
-	linear(b, threads, ws->tmp, h, n, &L->i, L->wi, ws->inter, in);
+	linear(b, threads, ws->tmp, h, n, &L->i, L->wi, L->bi, ws->inter, in);
 	gelu_rows(b, threads, ws->inter, n, in);
-	memcpy(ws->x, ws->tmp, (size_t)n * h * sizeof(float));
-	linear(b, threads, ws->inter, in, n, &L->d, L->wd, ws->x, h);
-	norm_rows(b, threads, ws->x, n, L->bd, L->ln2_g, L->ln2_b);
+	linear(b, threads, ws->inter, in, n, &L->d, L->wd, NULL, ws->x, h);
+	norm_rows(b, threads, ws->x, n, L->bd, ws->tmp, L->ln2_g, L->ln2_b);
 }
 
 void
@@ -1007,7 +1032,7 @@ bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
 		for (j = 0; j < h; j++)
 			r[j] += b->pos[(size_t)i * h + j] + b->type[j];
 	}
-	layer_norm(ws->x, n, h, NULL, b->ln_g, b->ln_b, b->cfg.eps);
+	layer_norm(ws->x, n, h, NULL, NULL, b->ln_g, b->ln_b, b->cfg.eps);
 	for (l = 0; l < b->cfg.layers; l++) {
 		attention(b, &b->layer[l], ws, n, threads);
 		feed_forward(b, &b->layer[l], ws, n, threads);

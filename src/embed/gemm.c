@@ -111,9 +111,9 @@ struct np {
 	const float		*xr;
 	size_t			 xi, xs;
 	const struct gemm_mat	*w;
+	const float		*bias;		/* [w->out] or NULL */
 	float			*y;
 	int			 ldx, ldy, n, mr;
-	bool			 add;		/* Y += rather than Y = */
 	enum gemm_isa		 isa;
 };
 
@@ -133,14 +133,14 @@ prefetch_column(const float *p)
 #define A512	__attribute__((target("avx512f")))
 
 /*
- * Y[0 .. ti)[0 .. 32) (+)= Xp . Wp for one panel of each; m0 and m1 mask
- * the outputs that exist in the panel's two halves. mr (a constant where
- * inlined: 4, 8 or 12, >= ti) is how many of the panel's rows are
- * multiplied, so a short text does not pay for padding rows.
+ * Y[0 .. ti)[0 .. 32) = Xp . Wp + (b0, b1) for one panel of each; m0 and
+ * m1 mask the outputs that exist in the panel's two halves. mr (a
+ * constant where inlined: 4, 8 or 12, >= ti) is how many of the panel's
+ * rows are multiplied, so a short text does not pay for padding rows.
  */
 INLINE A512 void
 tile512(const struct np *a, const float *xp, const float *wp, float *y,
-    int ti, __mmask16 m0, __mmask16 m1, const int mr)
+    int ti, __mmask16 m0, __mmask16 m1, __m512 b0, __m512 b1, const int mr)
 {
 	__m512	acc[MR512][2], w0, w1, xb;
 	float	*yr;
@@ -162,14 +162,9 @@ tile512(const struct np *a, const float *xp, const float *wp, float *y,
 	}
 	for (r = 0; r < ti; r++) {
 		yr = y + (size_t)r * a->ldy;
-		if (a->add) {
-			acc[r][0] = _mm512_add_ps(acc[r][0],
-			    _mm512_maskz_loadu_ps(m0, yr));
-			acc[r][1] = _mm512_add_ps(acc[r][1],
-			    _mm512_maskz_loadu_ps(m1, yr + 16));
-		}
-		_mm512_mask_storeu_ps(yr, m0, acc[r][0]);
-		_mm512_mask_storeu_ps(yr + 16, m1, acc[r][1]);
+		_mm512_mask_storeu_ps(yr, m0, _mm512_add_ps(acc[r][0], b0));
+		_mm512_mask_storeu_ps(yr + 16, m1, _mm512_add_ps(acc[r][1],
+		    b1));
 	}
 }
 
@@ -179,22 +174,28 @@ panel512(const struct np *a, int p)
 	const int	 k = a->w->k, live = a->w->out - p * GEMM_NR;
 	const float	*wp = a->w->data + (size_t)p * k * GEMM_NR, *xp;
 	__mmask16	 m0, m1;
+	__m512		 b0, b1;
 	float		*y;
 	int		 i, ti;
 
 	m0 = (__mmask16)(live >= 16 ? 0xffff : (1u << live) - 1);
 	m1 = (__mmask16)(live >= 32 ? 0xffff : live <= 16 ? 0 :
 	    (1u << (live - 16)) - 1);
+	b0 = b1 = _mm512_setzero_ps();
+	if (a->bias != NULL) {
+		b0 = _mm512_maskz_loadu_ps(m0, a->bias + p * GEMM_NR);
+		b1 = _mm512_maskz_loadu_ps(m1, a->bias + p * GEMM_NR + 16);
+	}
 	for (i = 0; i < a->n; i += MR512) {
 		xp = a->xr + (size_t)i * a->xi;
 		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
 		ti = a->n - i < MR512 ? a->n - i : MR512;
 		if (ti > 8)
-			tile512(a, xp, wp, y, ti, m0, m1, 12);
+			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 12);
 		else if (ti > 4)
-			tile512(a, xp, wp, y, ti, m0, m1, 8);
+			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 8);
 		else
-			tile512(a, xp, wp, y, ti, m0, m1, 4);
+			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 4);
 	}
 }
 
@@ -204,7 +205,7 @@ panel512(const struct np *a, int p)
 
 INLINE A256 void
 tile256(const struct np *a, const float *xp, const float *wp, float *y,
-    int ti, const __m256i *mask)
+    int ti, const __m256i *mask, const __m256 *bias)
 {
 	__m256	acc[MR256][4], w[4], xb;
 	float	*yr;
@@ -231,12 +232,9 @@ tile256(const struct np *a, const float *xp, const float *wp, float *y,
 	}
 	for (r = 0; r < ti; r++) {
 		yr = y + (size_t)r * a->ldy;
-		for (c = 0; c < 4; c++) {
-			if (a->add)
-				acc[r][c] = _mm256_add_ps(acc[r][c],
-				    _mm256_maskload_ps(yr + 8 * c, mask[c]));
-			_mm256_maskstore_ps(yr + 8 * c, mask[c], acc[r][c]);
-		}
+		for (c = 0; c < 4; c++)
+			_mm256_maskstore_ps(yr + 8 * c, mask[c],
+			    _mm256_add_ps(acc[r][c], bias[c]));
 	}
 }
 
@@ -245,15 +243,21 @@ panel256(const struct np *a, int p)
 {
 	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
 	__m256i		mask[4];
+	__m256		bias[4];
 	int		i, c;
 
-	for (c = 0; c < 4; c++)
+	for (c = 0; c < 4; c++) {
 		mask[c] = _mm256_cmpgt_epi32(_mm256_set1_epi32(live - 8 * c),
 		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+		bias[c] = a->bias == NULL ? _mm256_setzero_ps() :
+		    _mm256_maskload_ps(a->bias + p * GEMM_NR + 8 * c,
+		    mask[c]);
+	}
 	for (i = 0; i < a->n; i += MR256)
-		tile256(a, a->xr + (size_t)i * a->xi, a->w->data + (size_t)p * k *
-		    GEMM_NR, a->y + (size_t)i * a->ldy + p * GEMM_NR,
-		    a->n - i < MR256 ? a->n - i : MR256, mask);
+		tile256(a, a->xr + (size_t)i * a->xi, a->w->data +
+		    (size_t)p * k * GEMM_NR, a->y + (size_t)i * a->ldy +
+		    p * GEMM_NR, a->n - i < MR256 ? a->n - i : MR256, mask,
+		    bias);
 }
 
 /* ---- the pool ---- */
@@ -681,12 +685,11 @@ gemm_xp_floats(const struct gemm *g, int n, int k)
 
 void
 gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
-    int n, const struct gemm_mat *m, float *y, int ldy, bool add)
+    int n, const struct gemm_mat *m, float *y, int ldy)
 {
 	struct np	a = { .x = x, .xp = xp, .xr = xp, .xi = (size_t)m->k,
 			    .xs = (size_t)g->mr, .w = m, .y = y, .ldx = ldx,
-			    .ldy = ldy, .n = n, .mr = g->mr, .add = add,
-			    .isa = g->isa };
+			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
 	int		q, p;
 
 	for (q = 0; q < x_panels(&a); q++)
@@ -703,11 +706,11 @@ gemm_tn_cols(int n)
 
 void
 gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
-    const struct gemm_mat *m, float *y, int ldy, bool add)
+    const struct gemm_mat *m, float *y, int ldy)
 {
 	struct np	a = { .xr = xt, .xi = 1, .xs = (size_t)ldxt, .w = m,
 			    .y = y, .ldy = ldy, .n = n, .mr = g->mr,
-			    .add = add, .isa = g->isa };
+			    .isa = g->isa };
 	int		p;
 
 	for (p = 0; p < panels(m->out); p++)
@@ -716,10 +719,10 @@ gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
 
 void
 gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
-    const struct gemm_mat *m, float *y, int ldy)
+    const struct gemm_mat *m, const float *bias, float *y, int ldy)
 {
-	struct np	a = { .x = x, .w = m, .y = y, .ldx = ldx, .ldy = ldy,
-			    .n = n, .mr = g->mr, .add = true, .isa = g->isa };
+	struct np	a = { .x = x, .w = m, .bias = bias, .y = y, .ldx = ldx,
+			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
 	size_t		need = gemm_xp_floats(g, n, m->k);
 
 	if (need > g->xp_cap) {

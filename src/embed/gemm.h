@@ -2,7 +2,6 @@
 #ifndef THATCH_EMBED_GEMM_H
 #define THATCH_EMBED_GEMM_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 /* A pool of threads - 1 workers plus the calling thread. */
@@ -62,21 +61,20 @@ int	gemm_pack_matches(const struct gemm_mat *m,
 	    const float *const *parts, const int *rows, int nparts);
 
 /*
- * y[i][o] += sum_j x[i][j] * w[o][j] for i < n, o < m->out, j < m->k: X
- * times the packed W transposed, as a linear layer multiplies. threads
- * (1 .. the pool's) split W's panels; x's rows are first copied into
- * panels the kernel broadcasts from.
+ * y[i][o] = bias[o] + sum_j x[i][j] * w[o][j] for i < n, o < m->out, j <
+ * m->k (bias may be NULL): X times the packed W transposed, as a linear
+ * layer multiplies. threads (1 .. the pool's) share W's panels; x's rows
+ * are first copied into panels the kernel broadcasts from.
  */
 void	gemm_np(struct gemm *, int threads, const float *x, int ldx, int n,
-	    const struct gemm_mat *m, float *y, int ldy);
+	    const struct gemm_mat *m, const float *bias, float *y, int ldy);
 
 /*
  * The same on the calling thread, for a task under gemm_run (attention's
  * heads): gemm_pack_here packs out rows of w, ldw floats apart;
  * gemm_pack_t_here packs W = V^T for V [k, out] (ldv floats apart), so
  * that X . W^T is X . V; gemm_np_here copies X into xp, the caller's
- * gemm_xp_floats(n, k) floats, instead of the pool's buffer, and with
- * add false sets y to the product, so that y need not be zeroed first.
+ * gemm_xp_floats(n, k) floats, instead of the pool's buffer. No bias.
  */
 void	gemm_pack_here(struct gemm_mat *m, const float *w, int ldw, int out,
 	    int k);
@@ -84,11 +82,10 @@ void	gemm_pack_t_here(struct gemm_mat *m, const float *v, int ldv, int k,
 	    int out);
 size_t	gemm_xp_floats(const struct gemm *, int n, int k);
 void	gemm_np_here(const struct gemm *, float *xp, const float *x,
-	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy,
-	    bool add);
+	    int ldx, int n, const struct gemm_mat *m, float *y, int ldy);
 
 /*
- * y (+)= X . W^T on the calling thread for X given transposed: xt[j][i]
+ * y = X . W^T on the calling thread for X given transposed: xt[j][i]
  * (ldxt floats apart) is x[i][j], read in place with no copy into
  * panels (attention's P, which softmax leaves transposed). Each row of xt
  * must have gemm_tn_cols(n) readable floats: the kernels read whole
@@ -96,7 +93,7 @@ void	gemm_np_here(const struct gemm *, float *xp, const float *x,
  */
 int	gemm_tn_cols(int n);
 void	gemm_tn_here(const struct gemm *, const float *xt, int ldxt, int n,
-	    const struct gemm_mat *m, float *y, int ldy, bool add);
+	    const struct gemm_mat *m, float *y, int ldy);
 
 /* One item of a job for gemm_run, on the thread whose scratch is slot t
  * (0 for the caller, 1 .. threads - 1 for the pool's workers). */

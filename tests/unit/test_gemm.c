@@ -2,8 +2,8 @@
  * test_gemm.c — the encoder's products give what plain double-precision
  * loops give, to float rounding, for every shape's edges: rows of X that
  * do not fill a tile, outputs that do not fill a panel, one thread or
- * two, AVX2 and AVX-512 kernels (each where the CPU has it), adding to
- * the output or (attention's products) replacing it, X in panels or read
+ * two, AVX2 and AVX-512 kernels (each where the CPU has it), with a
+ * bias or (attention's products) without, X in panels or read
  * transposed in place; stacked
  * sources pack as one matrix; and a packed copy that no longer matches
  * its weights is noticed.
@@ -49,10 +49,10 @@ packed(struct gemm *g, int threads, const float *const *parts,
 }
 
 /*
- * y = y0 + x . w^T by gemm_np on threads threads or, with threads 0, y =
- * x . w^T by gemm_np_here with add false, or with threads -1 by
- * gemm_tn_here from x transposed, whose padding columns hold NaN that
- * must reach no output; against the same in double. y has an extra
+ * y = x . w^T + bias by gemm_np on threads threads or, with threads 0, y
+ * = x . w^T by gemm_np_here, or with threads -1 by gemm_tn_here from x
+ * transposed, whose padding columns hold NaN that must reach no output;
+ * against the same in double. y starts as garbage and has an extra
  * column (ldy = out + 1) that must stay as it was.
  */
 static void
@@ -60,7 +60,7 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 {
 	struct gemm	*g = gemm_new(threads > 0 ? threads : 1, isa);
 	struct gemm_mat	 m;
-	float		*x, *w, *y, *y0, *xp, *xt;
+	float		*x, *w, *bias, *y, *y0, *xp, *xt;
 	const float	*parts[1];
 	double		 want, diff, worst = 0;
 	int		 i, o, j, ldy = out + 1, ldxt = gemm_tn_cols(n);
@@ -73,30 +73,31 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 	}
 	x = filled((size_t)n * k, 1);
 	w = filled((size_t)out * k, 2);
+	bias = filled((size_t)out, 4);
 	y0 = filled((size_t)n * ldy, 3);
 	y = xreallocarray(NULL, (size_t)n * ldy, sizeof(*y));
 	memcpy(y, y0, (size_t)n * ldy * sizeof(*y));
 	parts[0] = w;
 	m = packed(g, 1, parts, &out, 1, k);
 	if (threads > 0) {
-		gemm_np(g, threads, x, k, n, &m, y, ldy);
+		gemm_np(g, threads, x, k, n, &m, bias, y, ldy);
 	} else if (threads < 0) {
 		xt = xreallocarray(NULL, (size_t)k * ldxt, sizeof(*xt));
 		for (j = 0; j < k; j++)
 			for (i = 0; i < ldxt; i++)
 				xt[(size_t)j * ldxt + i] = i < n ?
 				    x[(size_t)i * k + j] : NAN;
-		gemm_tn_here(g, xt, ldxt, n, &m, y, ldy, false);
+		gemm_tn_here(g, xt, ldxt, n, &m, y, ldy);
 		free(xt);
 	} else {
 		xp = xaligned_alloc(64, gemm_xp_floats(g, n, k) *
 		    sizeof(float));
-		gemm_np_here(g, xp, x, k, n, &m, y, ldy, false);
+		gemm_np_here(g, xp, x, k, n, &m, y, ldy);
 		free(xp);
 	}
 	for (i = 0; i < n; i++) {
 		for (o = 0; o < out; o++) {
-			want = threads > 0 ? y0[(size_t)i * ldy + o] : 0;
+			want = threads > 0 ? bias[o] : 0;
 			for (j = 0; j < k; j++)
 				want += (double)x[(size_t)i * k + j] *
 				    w[(size_t)o * k + j];
@@ -114,6 +115,7 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 	free(m.data);
 	free(x);
 	free(w);
+	free(bias);
 	free(y);
 	free(y0);
 	gemm_free(g);
