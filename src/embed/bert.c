@@ -14,8 +14,10 @@
  *     only those; the word embeddings stay in the file's mapping.
  *  2. Q, K and V land side by side in one [n, 3H] buffer (ldc = 3H), so
  *     each head's attention reads its slices in place.
- *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config;
- *     GELU is the exact erf form, not the tanh approximation.
+ *  3. Blocks are post-LayerNorm: x = LN(x + sublayer(x)), eps from config,
+ *     the residual added by layer_norm rather than by copying x into the
+ *     product's output; GELU is the exact erf form, not the tanh
+ *     approximation.
  *  4. bert_embed allocates nothing but, once, gemm.c's panels of X (they
  *     grow to the largest product seen: 512 x intermediate floats at
  *     most); all other scratch lives in struct bert_ws, sized once for the
