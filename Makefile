@@ -171,7 +171,11 @@ $(O)/tests/%: tests/unit/%.c $(O)/libthatch.a tests/unit/check.h
 
 units: $(UNIT_BIN)
 
-# Benchmark programs build with exactly the flags of the binary.
+# Benchmark programs build with exactly the flags of the binary; `make
+# test` builds them too, so that an interface change cannot leave them
+# behind unnoticed.
+BENCH_BIN = $(patsubst bench/%.c,$(O)/bench/%,$(wildcard bench/*.c))
+
 $(O)/bench/%: bench/%.c bench/bench.h $(O)/libthatch.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(O)/libthatch.a $(LDFLAGS) $(LDLIBS)
@@ -184,7 +188,7 @@ check: $(BIN) units
 
 # What CI and the README run: everything above, plus the unit tests again
 # under AddressSanitizer and UndefinedBehaviorSanitizer, in one tally.
-test: $(BIN) units
+test: $(BIN) units $(BENCH_BIN)
 	$(MAKE) --no-print-directory SANITIZE=address,undefined units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
 	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) tests/run
