@@ -408,7 +408,8 @@ packed:
 
 int
 bert_new(const struct st *st, const struct bert_config *cfg, int threads,
-    const char *pack_path, struct bert **out, struct err *err)
+    enum bert_kernels kernels, const char *pack_path, struct bert **out,
+    struct err *err)
 {
 	struct bert	*b;
 	const char	*prefix;
@@ -419,7 +420,9 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
-	b->gemm = gemm_new(b->threads, GEMM_AVX512);
+	if (kernels != BERT_KERNELS_CBLAS)
+		b->gemm = gemm_new(b->threads, kernels == BERT_KERNELS_AVX2 ?
+		    GEMM_AVX2 : GEMM_AVX512);
 	if (b->gemm == NULL && blas_open(err) != 0)
 		goto out;
 	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));

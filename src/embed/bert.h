@@ -38,6 +38,18 @@ int	bert_config_parse(const struct json_t *, const char *path,
 struct bert;
 
 /*
+ * Which code multiplies: the best gemm.c kernels the CPU has (the only
+ * choice outside tests), gemm.c's AVX2 kernels even where AVX-512 exists,
+ * or CBLAS, as on a CPU without AVX2 and FMA. The tests embed the
+ * fixtures with each, so that every path is checked on any CI machine.
+ */
+enum bert_kernels {
+	BERT_KERNELS_BEST,
+	BERT_KERNELS_AVX2,
+	BERT_KERNELS_CBLAS,
+};
+
+/*
  * Bind every tensor of a BertModel in st (optionally under "bert.") after
  * checking each one's presence and shape against cfg. The layers' matrices
  * are packed for gemm.c (its CPUs) or used in place by CBLAS (F32; F16 and
@@ -48,7 +60,8 @@ struct bert;
  * threads is the most threads to multiply on (>= 1). Free with bert_free.
  */
 int	bert_new(const struct st *, const struct bert_config *, int threads,
-	    const char *pack_path, struct bert **, struct err *);
+	    enum bert_kernels, const char *pack_path, struct bert **,
+	    struct err *);
 void	bert_free(struct bert *);
 
 /* Scratch memory for sequences of up to max_tokens, allocated once (per

@@ -313,8 +313,8 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 		goto out;
 	m->threads = machine_threads(o->threads);
 	packed = pack_path(o, path);
-	if (bert_new(m->st, &m->cfg, m->threads, packed, &m->bert,
-	    err) != 0) {
+	if (bert_new(m->st, &m->cfg, m->threads, o->kernels, packed,
+	    &m->bert, err) != 0) {
 		err_wrap(err, "'%s'", path);
 		goto out;
 	}

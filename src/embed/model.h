@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "embed/bert.h"
+
 struct err;
 struct paths;
 
@@ -34,6 +36,7 @@ struct model_opts {
 	char	*endpoint;
 	char	*token;
 	int	 threads;
+	enum bert_kernels kernels;	/* BERT_KERNELS_BEST but in tests */
 	bool	 download;	/* fetch missing files (default true) */
 	bool	 progress;	/* progress bar on stderr if it is a tty */
 };

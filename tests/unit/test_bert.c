@@ -2,7 +2,9 @@
  * test_bert.c — the tiny random BERT gives transformers.js's vectors to
  * within 1e-5 per component, as passages (the first process: weights
  * packed in memory) and as queries (a later one: the packed copy mapped
- * from the cache), through model_open/model_embed; a packed copy that is
+ * from the cache), through model_open/model_embed, and again with the
+ * AVX2 kernels and with CBLAS, which other CPUs would use; a packed copy
+ * that is
  * damaged, cut short or cannot be written costs time, never a wrong
  * vector; and a model folder that is not a BERT encoder is refused with a
  * message, not a crash.
@@ -32,7 +34,7 @@ static char	 cache_tmpl[] = "/tmp/thatch-test-bert.XXXXXX";
 static char	*cache_home;
 
 static struct model *
-open_model(const char *dir, struct err *err)
+open_with(const char *dir, enum bert_kernels kernels, struct err *err)
 {
 	struct model_opts	 o;
 	struct paths		 p;
@@ -47,6 +49,7 @@ open_model(const char *dir, struct err *err)
 	free(o.id);
 	o.id = xstrdup(dir);
 	o.download = false;
+	o.kernels = kernels;
 	if (model_open(&o, &m, err) != 0)
 		m = NULL;
 	model_opts_release(&o);
@@ -54,8 +57,15 @@ open_model(const char *dir, struct err *err)
 	return m;
 }
 
+static struct model *
+open_model(const char *dir, struct err *err)
+{
+	return open_with(dir, BERT_KERNELS_BEST, err);
+}
+
 static void
-check_vectors(const char *file, enum embed_kind kind)
+check_vectors(const char *file, enum embed_kind kind,
+    enum bert_kernels kernels)
 {
 	struct sbuf	 sb = SBUF_INIT;
 	struct err	 err;
@@ -66,7 +76,7 @@ check_vectors(const char *file, enum embed_kind kind)
 	double		 worst = 0, d;
 	size_t		 i, j;
 
-	m = open_model(TINY, &err);
+	m = open_with(TINY, kernels, &err);
 	CHECK(m != NULL);
 	CHECK_INT(fileio_read(file, &sb, &err), 0);
 	cases = jsonx_parse(sb.buf, sb.len, file, &err);
@@ -91,7 +101,8 @@ check_vectors(const char *file, enum embed_kind kind)
 			}
 		}
 	}
-	printf("%s: largest difference %.3g\n", file, worst);
+	printf("%s (kernels %d): largest difference %.3g\n", file, kernels,
+	    worst);
 	json_decref(cases);
 	sbuf_release(&sb);
 	model_close(m);
@@ -100,13 +111,34 @@ check_vectors(const char *file, enum embed_kind kind)
 static void
 test_passage_vectors_match_transformers_js(void)
 {
-	check_vectors("fixtures/embed/expected/passages.json", EMBED_PASSAGE);
+	check_vectors("fixtures/embed/expected/passages.json", EMBED_PASSAGE,
+	    BERT_KERNELS_BEST);
 }
 
 static void
 test_query_vectors_match_transformers_js(void)
 {
-	check_vectors("fixtures/embed/expected/queries.json", EMBED_QUERY);
+	check_vectors("fixtures/embed/expected/queries.json", EMBED_QUERY,
+	    BERT_KERNELS_BEST);
+}
+
+/* Where AVX-512 is absent these repeat the tests above: still true. */
+static void
+test_avx2_kernels_match_transformers_js(void)
+{
+	check_vectors("fixtures/embed/expected/passages.json", EMBED_PASSAGE,
+	    BERT_KERNELS_AVX2);
+	check_vectors("fixtures/embed/expected/queries.json", EMBED_QUERY,
+	    BERT_KERNELS_AVX2);
+}
+
+static void
+test_cblas_matches_transformers_js(void)
+{
+	check_vectors("fixtures/embed/expected/passages.json", EMBED_PASSAGE,
+	    BERT_KERNELS_CBLAS);
+	check_vectors("fixtures/embed/expected/queries.json", EMBED_QUERY,
+	    BERT_KERNELS_CBLAS);
 }
 
 static void
@@ -295,6 +327,8 @@ test_cleanup(void)
 CHECK_MAIN(
 	TEST(test_passage_vectors_match_transformers_js),
 	TEST(test_query_vectors_match_transformers_js),
+	TEST(test_avx2_kernels_match_transformers_js),
+	TEST(test_cblas_matches_transformers_js),
 	TEST(test_tag_and_dimension),
 	TEST(test_packed_weights_are_kept_for_the_next_process),
 	TEST(test_a_damaged_pack_file_is_packed_anew),
