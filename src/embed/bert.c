@@ -85,9 +85,9 @@ struct bert_ws {
 	float	*qkv;			/* [max, 3H] */
 	float	*inter;			/* [max, I] */
 	float	*scores;		/* [threads, max, scores_ld(max)] */
-	float	*sums;			/* [threads, max]: 1 / row sums */
-	float	*kp, *vp, *xp;		/* per thread: Q, V^T, K packed */
-	size_t	 kp_len, vp_len, xp_len;	/* floats per thread */
+	float	*sums;			/* [threads, max]: 1 / column sums */
+	float	*qp, *vp, *xp;		/* per thread: Q, V^T, K packed */
+	size_t	 qp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
 };
 
@@ -176,7 +176,7 @@ bert_config_parse(const struct json_t *cfg, const char *path,
  * everything else is copied (a few hundred KB), so that once they are
  * packed the file's pages can leave the resident set for good.
  */
-/* count floats that b frees with its widened copies. */
+/* A buffer of count floats that b frees with its widened copies. */
 static float *
 owned_copy(struct bert *b, size_t count)
 {
@@ -506,16 +506,16 @@ bert_ws_new(const struct bert *b, int max_tokens)
 	ws->ctx = ws_alloc(n, h);
 	ws->qkv = ws_alloc(n, 3 * h);
 	ws->inter = ws_alloc(n, (size_t)cfg->inter);
-	/* zeroed: softmax_exp reads each row's padding */
+	/* zeroed: softmax_cols and gemm_tn_here read the padding columns */
 	ws->scores = xcalloc(t * n * (size_t)scores_ld(max_tokens),
 	    sizeof(float));
 	ws->sums = ws_alloc(t, n);
 	if (b->gemm != NULL) {
 		d = (int)h / cfg->heads;
-		ws->kp_len = gemm_mat_floats(max_tokens, d);
+		ws->qp_len = gemm_mat_floats(max_tokens, d);
 		ws->vp_len = gemm_mat_floats(d, max_tokens);
 		ws->xp_len = gemm_xp_floats(b->gemm, max_tokens, d);
-		ws->kp = xaligned_alloc(64, t * ws->kp_len * sizeof(float));
+		ws->qp = xaligned_alloc(64, t * ws->qp_len * sizeof(float));
 		ws->vp = xaligned_alloc(64, t * ws->vp_len * sizeof(float));
 		ws->xp = xaligned_alloc(64, t * ws->xp_len * sizeof(float));
 	}
@@ -535,7 +535,7 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->inter);
 	free(ws->scores);
 	free(ws->sums);
-	free(ws->kp);
+	free(ws->qp);
 	free(ws->vp);
 	free(ws->xp);
 	free(ws->pool);
@@ -642,17 +642,7 @@ vmax(vf a, vf b)
 	return (vf)(((vi)a & m) | ((vi)b & ~m));
 }
 
-/* The largest lane of v, and the sum of its lanes: four halvings. */
-VINLINE float
-vhmax(vf v)
-{
-	v = vmax(v, __builtin_shuffle(v, (vi){ 8, 9, 10, 11, 12, 13, 14, 15 }));
-	v = vmax(v, __builtin_shuffle(v, (vi){ 4, 5, 6, 7 }));
-	v = vmax(v, __builtin_shuffle(v, (vi){ 2, 3 }));
-	v = vmax(v, __builtin_shuffle(v, (vi){ 1 }));
-	return v[0];
-}
-
+/* The sum of v's lanes: four halvings. */
 VINLINE float
 vhsum(vf v)
 {
@@ -954,7 +944,7 @@ attention_head(void *arg, int k, int t)
 
 	scores = ws->scores + (size_t)t * ws->max * scores_ld(ws->max);
 	sums = ws->sums + (size_t)t * ws->max;
-	qp.data = ws->kp + (size_t)t * ws->kp_len;
+	qp.data = ws->qp + (size_t)t * ws->qp_len;
 	vp.data = ws->vp + (size_t)t * ws->vp_len;
 	xp = ws->xp + (size_t)t * ws->xp_len;
 	ctx = ws->ctx + k * d;
