@@ -9,8 +9,8 @@
  *  2. A temporary file is ".<name>.tmp.XXXXXX" with a random suffix,
  *     opened O_CREAT|O_EXCL|O_NOFOLLOW: nothing planted at a name another
  *     user can guess is ever opened or followed, and a clash is retried
- *     under a new name. The fixed shape lets fileio_is_temp recognise
- *     leftovers of a killed process.
+ *     under a new name. The fixed shape names what a killed process left
+ *     (the pack cache's sweep matches its ".bin.tmp.").
  *  3. A temporary file is never more open than the file it becomes: one
  *     that replaces a user's file is 0600 until it has that file's owner
  *     and mode; a new one is created with its final mode, computed by the
@@ -342,19 +342,6 @@ fileio_resolve(const char *path, struct err *err)
 		return NULL;
 	}
 	return real;
-}
-
-bool
-fileio_is_temp(const char *name)
-{
-	const char	*mark;
-	size_t		 n = strlen(name);
-
-	if (name[0] != '.' || n < 1 + 1 + strlen(TEMP_MARK) + TEMP_SUFFIX)
-		return false;
-	mark = name + n - TEMP_SUFFIX - strlen(TEMP_MARK);
-	return strncmp(mark, TEMP_MARK, strlen(TEMP_MARK)) == 0 &&
-	    strspn(mark + strlen(TEMP_MARK), temp_chars) == TEMP_SUFFIX;
 }
 
 int

@@ -20,7 +20,8 @@ int	fileio_read_fd(int fd, struct sbuf *, struct err *);
 
 /*
  * Replace path's contents atomically: write a temporary file
- * ".<name>.tmp.XXXXXX" (random suffix, created O_EXCL|O_NOFOLLOW) in the
+ * ".<name>.tmp.XXXXXX" (random suffix, created O_EXCL|O_NOFOLLOW; the
+ * shape that lets a sweep recognise what a killed writer left) in the
  * same directory, fsync it, rename it over path. Readers see the old or
  * the new file, never a mix, and a full disk leaves the old file intact.
  * The file is thatch's own: it ends up with mode (less the umask) and a
@@ -61,10 +62,6 @@ int	fileio_rewrite(const char *path, const void *, size_t,
  * err set.
  */
 char	*fileio_resolve(const char *path, struct err *);
-
-/* True if name (a directory entry) is a temporary file of the writers
- * above, left behind by a process killed mid-write. */
-bool	fileio_is_temp(const char *name);
 
 /*
  * Append one record with a single write(2) on an O_APPEND descriptor, so

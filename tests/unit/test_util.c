@@ -330,20 +330,6 @@ a_failed_write_leaves_no_temporary_file(void)
 	rm_dir(dir);
 }
 
-static void
-temporary_names_are_recognisable(void)
-{
-	CHECK(fileio_is_temp(".mcp.json.tmp.a8Zk0Q"));
-	CHECK(fileio_is_temp(".s1.jsonl.tmp.000000"));
-	CHECK(!fileio_is_temp("mcp.json"));
-	CHECK(!fileio_is_temp(".mcp.json"));
-	CHECK(!fileio_is_temp("s1.jsonl.tmp.a8Zk0Q"));	/* not hidden */
-	CHECK(!fileio_is_temp(".s1.jsonl.tmp.123"));
-	CHECK(!fileio_is_temp(".s1.jsonl.tmp.a8Zk0-"));
-	CHECK(!fileio_is_temp(".tmp.a8Zk0Q"));
-	CHECK(!fileio_is_temp(""));
-}
-
 CHECK_MAIN(
 	TEST(numbers_print_like_javascript),
 	TEST(fixed_rounds_ties_away_from_zero),
@@ -356,6 +342,5 @@ CHECK_MAIN(
 	TEST(rewrite_writes_through_a_link),
 	TEST(rewrite_refuses_what_it_cannot_follow),
 	TEST(write_atomic_replaces_a_planted_link),
-	TEST(a_failed_write_leaves_no_temporary_file),
-	TEST(temporary_names_are_recognisable)
+	TEST(a_failed_write_leaves_no_temporary_file)
 )
