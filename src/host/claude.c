@@ -150,6 +150,8 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 		r->approval = path_join(dot, "settings.local.json");
 	}
 	free(dot);
+	if (setup_preflight(r, err) != 0)
+		return -1;
 	if (r->mcp_config != NULL && setup_mcp_entry(r->mcp_config, o->self,
 	    err) != 0)
 		return -1;

@@ -74,7 +74,8 @@ cursor_install(const struct setup_opts *o, struct setup_report *r,
 	r->hooks = path_join(dot, "hooks.json");
 	r->skills_dir = path_join(dot, "skills");
 	free(dot);
-	if (setup_mcp_entry(r->mcp_config, o->self, err) != 0 ||
+	if (setup_preflight(r, err) != 0 ||
+	    setup_mcp_entry(r->mcp_config, o->self, err) != 0 ||
 	    setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
 	    setup_hooks(o, r->hooks, cursor_events, sizeof(cursor_events) /
 	    sizeof(cursor_events[0]), true, merge_event, err) != 0)

@@ -16,6 +16,10 @@
  *     the bytes would not change, so a re-run touches nothing.
  *  3. A damaged block (start marker, no end marker) is never rewritten:
  *     the caller reports it.
+ *  4. A user's file keeps its mode and owner, and a symbolic link to it
+ *     stays a link (fileio_rewrite): setup never makes a private config
+ *     readable, nor breaks a dotfile manager's links. A link that cannot
+ *     be followed is refused before the first write (setup_preflight).
  */
 #include "host/setup.h"
 
@@ -137,6 +141,7 @@ setup_backup(const char *path, struct err *err)
 
 	sbuf_init(&sb);
 	rc = fileio_read(path, &sb, err);
+	/* replaces whatever is at <path>.bak, a planted link too, unfollowed */
 	if (rc == 0)
 		rc = fileio_write_atomic(bak, sb.buf, sb.len, 0600, err);
 	if (rc == 0)
@@ -162,7 +167,7 @@ write_if_changed(const char *path, const char *data, size_t len,
 	sbuf_release(&old);
 	if (!*changed)
 		return 0;
-	return fileio_write_atomic(path, data, len, 0644, err);
+	return fileio_rewrite(path, data, len, 0644, err);	/* invariant 4 */
 }
 
 int
@@ -178,6 +183,25 @@ setup_json_save(const char *path, const json_t *v, struct err *err)
 	rc = write_if_changed(path, sb.buf, sb.len, &changed, err);
 	sbuf_release(&sb);
 	return rc;
+}
+
+int
+setup_preflight(const struct setup_report *r, struct err *err)
+{
+	const char *const	 files[] = {
+		r->mcp_config, r->instructions, r->hooks, r->approval
+	};
+	char			*dst;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i] == NULL)
+			continue;
+		if ((dst = fileio_resolve(files[i], err)) == NULL)
+			return -1;
+		free(dst);
+	}
+	return 0;
 }
 
 /* A JavaScript-falsy value, or none: Cursor's version rule (§3.4). */

@@ -55,12 +55,24 @@ char	*setup_command(const struct setup_opts *, const char *args);
  */
 json_t	*setup_json_load(const char *path, struct err *);
 
-/* Copy path to <path>.bak and say so on stderr (§3.7). */
+/*
+ * Copy path to <path>.bak (0600) and say so on stderr (§3.7). Whatever is
+ * at <path>.bak, a symbolic link too, is replaced, never followed.
+ */
 int	setup_backup(const char *path, struct err *);
+
+/*
+ * Refuse an install before its first write when one of the report's
+ * files is a symbolic link that cannot be followed, or is not a regular
+ * file (fileio_resolve says which, and why).
+ */
+int	setup_preflight(const struct setup_report *, struct err *);
 
 /*
  * Write v to path pretty-printed (two spaces, trailing newline, UTF-8
  * raw), atomically, and only when the bytes differ from what is there.
+ * Like every file setup writes, through fileio_rewrite: a symbolic link is
+ * written through, the mode and owner of an existing file are kept.
  */
 int	setup_json_save(const char *path, const json_t *v, struct err *);
 

@@ -19,10 +19,14 @@ int	fileio_read(const char *path, struct sbuf *, struct err *);
 int	fileio_read_fd(int fd, struct sbuf *, struct err *);
 
 /*
- * Replace path's contents atomically: write a temporary file in the same
- * directory, fsync it, rename it over path. Readers see the old or the new
- * file, never a mix, and a full disk leaves the old file intact. Parent
- * directories are created (0755).
+ * Replace path's contents atomically: write a temporary file
+ * ".<name>.tmp.XXXXXX" (random suffix, created O_EXCL|O_NOFOLLOW; the
+ * shape that lets a sweep recognise what a killed writer left) in the
+ * same directory, fsync it, rename it over path. Readers see the old or
+ * the new file, never a mix, and a full disk leaves the old file intact.
+ * The file is thatch's own: it ends up with mode (less the umask) and a
+ * symbolic link at path is replaced, never followed. Parent directories
+ * are created (0755).
  */
 int	fileio_write_atomic(const char *path, const void *, size_t,
 	    unsigned int mode, struct err *);
@@ -38,6 +42,26 @@ int	fileio_write_atomicv(const char *path, const struct iovec *,
  */
 int	fileio_replace(const char *path, const void *, size_t, unsigned int mode,
 	    struct err *);
+
+/*
+ * fileio_write_atomic for a file that belongs to the user (a host's
+ * config, CLAUDE.md): the file a symbolic link at path points to is
+ * replaced and the link stays; an existing file keeps its mode and owner
+ * (a 0600 file stays 0600); only a new file gets mode (less the umask).
+ * Refused, with nothing written, when fileio_resolve refuses path or the
+ * owner cannot be kept.
+ */
+int	fileio_rewrite(const char *path, const void *, size_t,
+	    unsigned int mode, struct err *);
+
+/*
+ * The file a write through path lands on: path itself, or the final
+ * target of a symbolic link (realpath). Refused with one line naming the
+ * link and where it points when the link dangles or cannot be resolved,
+ * and when what is there is not a regular file. New string, or NULL with
+ * err set.
+ */
+char	*fileio_resolve(const char *path, struct err *);
 
 /*
  * Append one record with a single write(2) on an O_APPEND descriptor, so
