@@ -20,8 +20,9 @@ trap 'exec 7>&- 2>/dev/null; rm -rf "$T"' EXIT
 cp thatch "$T/thatch"	# immune to a rebuild while it runs
 B=$T/thatch
 export HOME=$T/home XDG_CONFIG_HOME=$T/home/.config XDG_CACHE_HOME=$T/home/.cache
-export THATCH_DB_PATH=$T/thatch.db TMPDIR=$T THATCH_MODEL=$model
+export THATCH_DB_PATH=$T/thatch.db TMPDIR=$T THATCH_MODEL=$model XDG_RUNTIME_DIR=$T/run
 mkdir -p "$HOME" "$T/proj"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
 git -C "$T/proj" init -q && git -C "$T/proj" remote add origin git@github.com:acme/api.git
 "$B" stores >/dev/null
 # unit vectors, as the model writes them: random bytes would make every
@@ -76,6 +77,6 @@ mkfifo "$T/in"
 "$B" mcp <"$T/in" >/dev/null 2>&1 &
 exec 7>"$T/in"
 printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}' >&7
-while ! ls "$T"/thatch-*.sock >/dev/null 2>&1; do sleep 0.05; done
+while ! ls "$XDG_RUNTIME_DIR"/thatch-*.sock >/dev/null 2>&1; do sleep 0.05; done
 "$B" flush-tools <"$T/prompt.json" >/dev/null	# loads the model
 run warm 200 "sh -c 'exec $B flush-tools <$T/prompt.json'"

@@ -258,11 +258,7 @@ hook_repo_put(const struct paths *paths, const char *store)
 bool
 hook_sideband_up(const struct paths *paths)
 {
-	char	*sock = sideband_path(paths);
-	bool	 up = sock != NULL && fileio_exists(sock);
-
-	free(sock);
-	return up;
+	return sideband_up(paths);
 }
 
 int
@@ -271,7 +267,6 @@ hook_related(const struct paths *paths, const char *repo, const char *prompt,
 {
 	const char *const	 stores[] = { repo, "global" };
 	struct sideband_ask	 ask[3];
-	char			*sock = sideband_path(paths);
 	size_t			 n = 0, i;
 	int			 added = 0;
 
@@ -286,7 +281,7 @@ hook_related(const struct paths *paths, const char *repo, const char *prompt,
 		ask[n++] = (struct sideband_ask){ "behaviors", prompt, stores,
 		    2, num_env("THATCH_BEHAVIOR_THRESHOLD", ENGINE_THRESHOLD),
 		    ENGINE_LIMIT, NULL };
-	sideband_ask(sock, ask, n, SIDEBAND_TIMEOUT_MS);
+	sideband_ask(paths, ask, n, SIDEBAND_TIMEOUT_MS);
 	for (i = 0; i < n; i++) {
 		log_debug("sideband:client", "%s: %s", ask[i].method,
 		    ask[i].result == NULL ? "no answer" : "answered");
@@ -303,7 +298,6 @@ hook_related(const struct paths *paths, const char *repo, const char *prompt,
 	}
 	for (i = 0; i < n; i++)
 		json_decref(ask[i].result);
-	free(sock);
 	return added;
 }
 

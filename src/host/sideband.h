@@ -2,6 +2,7 @@
 #ifndef THATCH_HOST_SIDEBAND_H
 #define THATCH_HOST_SIDEBAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -14,11 +15,12 @@ struct paths;
 #define SIDEBAND_TIMEOUT_MS	2000
 
 /*
- * <TMP_DIR>/thatch-<first 16 hex of SHA-256(DB_PATH)>.sock (hosts-hooks-cli
- * §6.1), or NULL when it would not fit sun_path: the sideband is then
- * unavailable, never truncated. New string.
+ * True when a server of this database may be listening: the private
+ * directory (path_private_dir, not created) holds a socket named for
+ * DB_PATH and owned by us. No connect; a cheap test before the work a
+ * request needs.
  */
-char	*sideband_path(const struct paths *);
+bool	sideband_up(const struct paths *);
 
 /*
  * One request of the protocol (§6.3). method is "match", "predictions" or
@@ -37,27 +39,30 @@ struct sideband_ask {
 };
 
 /*
- * Send every request on its own connection at once and wait for all the
- * answers until timeout_ms has passed in total, so three requests cost
- * one round trip (§5.1). A socket file nobody listens on (ECONNREFUSED,
- * ENOENT) is removed; a slow or refusing server's is not.
+ * Send every request on its own connection at once to the oldest server
+ * of this database that accepts and runs as our user, and wait for all
+ * the answers until timeout_ms has passed in total, so three requests
+ * cost one round trip (§5.1). A socket that refuses (ECONNREFUSED: its
+ * server was killed) is removed; a slow, busy or foreign one is not.
  */
-void	sideband_ask(const char *path, struct sideband_ask *, size_t n,
+void	sideband_ask(const struct paths *, struct sideband_ask *, size_t n,
 	    int timeout_ms);
 
 /* The server side, living in the MCP server's poll loop. Opaque. */
 struct sideband;
 
 /*
- * Listen on sideband_path(paths) (the old file removed first, the new one
- * mode 0600) and answer requests between the server's stdio messages with
- * its tool context. Returns 0 and *out, or -1 with err set: the caller
- * logs it and runs without a sideband.
+ * Listen on a socket of this server's own (mode 0600) in the private
+ * directory, made when missing, and answer requests between the server's
+ * stdio messages with its tool context. Returns 0 and *out, or -1 with err
+ * set (the directory is not private, the path would not fit sun_path):
+ * the caller logs it and runs without a sideband.
  */
 int	sideband_open(struct mcp_server *, const struct paths *,
 	    struct sideband **out, struct err *);
 
-/* Stop listening and remove the socket file; accepts NULL. */
+/* Remove this server's socket file and stop listening; accepts NULL.
+ * Other servers' sockets are never touched. */
 void	sideband_close(struct sideband *);
 
 #endif

@@ -5,11 +5,17 @@
  * both deliberate: empty XDG variables count as unset, and the MCP server
  * uses the same path-join as the CLI (the original concatenated, so a
  * trailing slash in XDG_CONFIG_HOME gave the server a different socket).
+ *
+ * path_private_dir is the one place that decides a directory is private
+ * to the user; it only inspects with lstat, never follows a symlink, and
+ * never loosens or repairs what it finds (a directory someone else planted
+ * stays refused, whoever's it is).
  */
 #include "util/path.h"
 
 #include <errno.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -101,6 +107,8 @@ paths_init(struct paths *p)
 	p->queue_dir = env_or_join("THATCH_QUEUE_DIR", thatch_dir, "queue");
 	free(thatch_dir);
 	p->tmp_dir = tmp_dir();
+	p->runtime_dir = path_env("XDG_RUNTIME_DIR") != NULL ?
+	    xstrdup(path_env("XDG_RUNTIME_DIR")) : NULL;
 	p->project_dir = project_dir();
 	p->claude_dir = env_or_join("CLAUDE_CONFIG_DIR", p->home, ".claude");
 	p->cursor_dir = env_or_join("CURSOR_CONFIG_DIR", p->home, ".cursor");
@@ -116,10 +124,52 @@ paths_release(struct paths *p)
 	free(p->cache_home);
 	free(p->queue_dir);
 	free(p->tmp_dir);
+	free(p->runtime_dir);
 	free(p->project_dir);
 	free(p->claude_dir);
 	free(p->cursor_dir);
 	memset(p, 0, sizeof(*p));
+}
+
+/* 0 when dir is a real directory of ours that nobody else may enter. */
+static int
+check_private(const char *dir, struct err *err)
+{
+	struct stat	st;
+
+	if (lstat(dir, &st) != 0)
+		return err_errno(err, "cannot use '%s'", dir);
+	if (!S_ISDIR(st.st_mode))
+		return err_set(err, "'%s' is not a directory", dir);
+	if (st.st_uid != geteuid())
+		return err_set(err, "'%s' belongs to uid %ld, not to uid %ld",
+		    dir, (long)st.st_uid, (long)geteuid());
+	if ((st.st_mode & 0777) != 0700)
+		return err_set(err, "'%s' has mode %03o, not 700", dir,
+		    (unsigned)(st.st_mode & 0777));
+	return 0;
+}
+
+char *
+path_private_dir(const struct paths *p, bool create, struct err *err)
+{
+	char	name[32], *dir;
+
+	if (p->runtime_dir != NULL && check_private(p->runtime_dir, err) == 0)
+		return xstrdup(p->runtime_dir);
+	snprintf(name, sizeof(name), "thatch-%ld", (long)geteuid());
+	dir = path_join(p->tmp_dir, name);
+	/* EEXIST is the common case; the check below judges what is there */
+	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		err_errno(err, "cannot create '%s'", dir);
+		free(dir);
+		return NULL;
+	}
+	if (check_private(dir, err) != 0) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 /* Push segment [s, s+n) onto out, resolving "." and ".." lexically. */

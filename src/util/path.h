@@ -2,6 +2,8 @@
 #ifndef THATCH_UTIL_PATH_H
 #define THATCH_UTIL_PATH_H
 
+#include <stdbool.h>
+
 struct err;
 
 /*
@@ -18,6 +20,7 @@ struct paths {
 	char	*cache_home;	/* CACHE_HOME */
 	char	*queue_dir;	/* QUEUE_DIR */
 	char	*tmp_dir;	/* TMP_DIR */
+	char	*runtime_dir;	/* $XDG_RUNTIME_DIR, or NULL when unset */
 	char	*project_dir;	/* PROJECT_DIR */
 	char	*claude_dir;	/* CLAUDE_DIR */
 	char	*cursor_dir;	/* CURSOR_DIR */
@@ -41,6 +44,17 @@ char	*path_basename(const char *);
 
 /* mkdir -p with the given mode for created directories. */
 int	 path_mkdir_p(const char *, unsigned int mode, struct err *);
+
+/*
+ * A directory only the effective user can enter, for the sideband's
+ * sockets (hosts-hooks-cli §6.2): p->runtime_dir when it passes the check,
+ * else <tmp_dir>/thatch-<euid>, made 0700 first when create is set. The
+ * check is lstat's, so a symlink fails it: a directory, owned by geteuid(),
+ * with every owner bit and no group or other bit. Returns a new string, or
+ * NULL with err set when the fallback is missing (and not created) or
+ * fails the check: someone else made it, or it was loosened.
+ */
+char	*path_private_dir(const struct paths *, bool create, struct err *);
 
 /* An environment value, or NULL when unset or empty. */
 const char *path_env(const char *);

@@ -23,7 +23,11 @@ export HF_ENDPOINT=http://127.0.0.1:9	# nothing listens: never the network
 unset CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR \
       THATCH_QUEUE_DIR THATCH_DEBUG HF_HOME HF_TOKEN TMPDIR
 export TMPDIR=$TEST_DIR/tmp
+# the sideband's sockets live here (hosts-hooks-cli §6.2); private like
+# the real one, so no test meets the user's own servers
+export XDG_RUNTIME_DIR=$TEST_DIR/run
 mkdir -p "$HOME" "$TMPDIR"
+mkdir -m 700 "$XDG_RUNTIME_DIR"
 cd "$TEST_DIR" || exit 1
 thatch() { "$THATCH_BIN" "$@"; }
 _passed=0 _failed=0

@@ -9,10 +9,9 @@ mkdir -p proj && cd proj && git init -q
 # the tiny test model's cosines are random: recall always, the engines never
 export THATCH_RECALL_THRESHOLD=-1 THATCH_PREDICTION_THRESHOLD=2 THATCH_BEHAVIOR_THRESHOLD=2
 Q=$XDG_CACHE_HOME/thatch/queue
-sock_of() {	# the socket path of §6.1 for a DB path
-	printf '%s/thatch-%s.sock' "$TMPDIR" "$(printf '%s' "$1" | sha256sum | cut -c1-16)"
-}
-SOCK=$(sock_of "$THATCH_DB_PATH")
+# a server's socket (§6.2): thatch-<16 hex of SHA-256(DB_PATH)>.<pid>.<8 hex>.sock
+HASH=$(printf '%s' "$THATCH_DB_PATH" | sha256sum | cut -c1-16)
+socks() { compgen -G "$XDG_RUNTIME_DIR/thatch-$HASH.*.sock"; }
 prompt() { printf '{"session_id":"%s","hook_event_name":"UserPromptSubmit","prompt":"%s"}\n' "$1" "$2"; }
 ask() {	# ask LINE: one raw request on the socket, the answer line
 	python3 -c 'import socket,sys
@@ -29,7 +28,7 @@ w=$(prompt s1 "how do I build this project again?" | thatch flush-tools)
 expect_contains "without a server the prompt gets the write nudge" "$w" "did you learn"
 
 mkfifo "$TEST_DIR/in"
-thatch mcp <"$TEST_DIR/in" >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
+"$THATCH_BIN" mcp <"$TEST_DIR/in" >"$TEST_DIR/out" 2>"$TEST_DIR/err" &	# $! is the server
 mcp_pid=$!
 exec 7>"$TEST_DIR/in"
 rpc() { printf '%s\n' "$1" >&7; }
@@ -38,8 +37,12 @@ rpc '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_reme
 rpc '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_remember","arguments":{"label":"test command","content":"Run make check for the tests."}}}'
 rpc '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_remember","arguments":{"label":"style","content":"KNF with tabs."}}}'
 wait_for "the MCP server answers" 20 grep -q '"id":3' "$TEST_DIR/out"
-expect_ok "the server listens on the socket derived from the database path" test -S "$SOCK"
+SOCK=$(socks)
+expect_eq "the server listens on a socket named for the database and itself" \
+    "$XDG_RUNTIME_DIR/thatch-$HASH.$mcp_pid.x.sock" "$(sed -E 's/\.[0-9a-f]{8}\.sock$/.x.sock/' <<<"$SOCK")"
+expect_ok "the server's socket is a socket" test -S "$SOCK"
 expect_eq "the socket is private to the user" 600 "$(stat -c %a "$SOCK")"
+expect_eq "nothing is left in the shared temporary directory" "" "$(ls -A "$TMPDIR")"
 
 r=$(prompt s1 "how do I build this project again?" | thatch flush-tools)
 expect_contains "a related prompt gets the recall nudge" "$r" "3 stored memories relate to this prompt"
@@ -92,6 +95,7 @@ expect_fail "extraction_done with a session id drains that queue" test -e "$Q/s9
 exec 7>&-
 wait "$mcp_pid"
 expect_fail "the server removes its socket when stdin ends" test -e "$SOCK"
+SOCK=$XDG_RUNTIME_DIR/thatch-$HASH.1.0badf00d.sock
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$SOCK"
 expect_ok "a crashed server leaves a socket file behind" test -S "$SOCK"
 r=$(prompt s1 "how do I build this project again?" | thatch flush-tools)

@@ -59,7 +59,7 @@ start
 call prediction_update "{\"matcher\":\"$M\",\"prediction\":\"$P\",\"signal\":\"confirm\",\"rationale\":\"the user rewrote my message\"}"; r=$R
 expect_eq "a first confirm creates the prediction and counts it" \
     "[created + confirm] \"$P\" confidence=0.58 (1/0)" "$r"
-expect_ok "the server listens for hooks" test -S "$TMPDIR/thatch-$(printf '%s' "$THATCH_DB_PATH" | sha256sum | cut -c1-16).sock"
+expect_ok "the server listens for hooks" compgen -G "$XDG_RUNTIME_DIR/thatch-$(printf '%s' "$THATCH_DB_PATH" | sha256sum | cut -c1-16).*.sock"
 
 r=$(prompt "$M" | thatch flush-tools)
 expect_eq "a matching prompt gets the decision-model block" \
