@@ -9,6 +9,8 @@ number of tool results after that message picks its step; past the last
 step, or with no script, the answer is plain text:
 
   "please run bash"       -> bash `echo thatch-e2e-marker`
+                             ("... slowly": the answer after it stalls 60 s,
+                             so a test can kill opencode mid-turn)
   "please remember"       -> thatch_memory_remember (the heron fact)
   "Direct extraction for session <id>" (thatch's child prompt)
                           -> thatch_get_extraction_payload, then
@@ -19,7 +21,7 @@ in text instead of calling it. Every request body is appended to LOG, one
 line each, so a test sees what reached the model. Writes the port to
 PORTFILE; serves on 127.0.0.1 only and exits after 170 s.
 """
-import http.server, json, re, sys, threading
+import http.server, json, os, re, sys, threading, time
 
 portfile, log = sys.argv[1], sys.argv[2]
 calls = [0]
@@ -69,6 +71,8 @@ def reply(req):
             continue
         step = sum(1 for m in msgs[i + 1:] if m.get("role") == "tool")
         if step >= len(script):
+            if "slowly" in text_of(msgs[i]):
+                time.sleep(60)
             if "Direct extraction" in text_of(msgs[i]):
                 return "[thatch-fact-extractor] extraction complete - no action needed.", None
             return "done", None
@@ -129,9 +133,9 @@ class H(http.server.BaseHTTPRequestHandler):
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+srv.daemon_threads = True
 threading.Timer(170, srv.shutdown).start()
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
-import os
 os.rename(portfile + ".tmp", portfile)
 srv.serve_forever()
