@@ -244,7 +244,7 @@ extbuf_push(const char *dir, const char *sid, const json_t *rec,
 {
 	struct txn	 t;
 	json_int_t	 seq;
-	size_t		 i;
+	size_t		 i, n = 0;
 
 	if (txn_open(&t, dir, sid, err) != 0)
 		return -1;
@@ -252,11 +252,13 @@ extbuf_push(const char *dir, const char *sid, const json_t *rec,
 	json_object_set_new(t.doc, "seq", json_integer(seq));
 	json_array_append_new(t.entries, json_pack("{s:I,s:s,s:O}", "n", seq,
 	    "st", "p", "rec", rec));
-	for (i = 0; json_array_size(t.entries) > EXTBUF_CAP &&
-	    i < json_array_size(t.entries); )
-		if (pending(json_array_get(t.entries, i)))
+	for (i = 0; i < json_array_size(t.entries); i++)
+		n += pending(json_array_get(t.entries, i));
+	for (i = 0; n > EXTBUF_CAP && i < json_array_size(t.entries); )
+		if (pending(json_array_get(t.entries, i))) {
 			json_array_remove(t.entries, i);
-		else
+			n--;
+		} else
 			i++;
 	return txn_close(&t, 1, err);
 }

@@ -22,7 +22,7 @@ struct err;
  * operations naming that session.
  */
 
-/* Entries kept per session; the oldest pending ones are dropped first. */
+/* Pending entries kept per session (accepted ones are a child's). */
 #define EXTBUF_CAP		20
 /* Accepted entries older than this go back to pending (§9.3 reaper). */
 #define EXTBUF_STALE_MS		(15 * 60 * 1000)
@@ -41,8 +41,8 @@ void	extbuf_state_release(struct extbuf_state *);
 
 /*
  * Buffer rec (a tool interaction record; a copy is stored) for session sid
- * in dir. Keeps at most EXTBUF_CAP entries: the oldest pending entry goes
- * first; accepted entries are never dropped (a child holds them).
+ * in dir. Keeps at most EXTBUF_CAP pending entries, dropping the oldest;
+ * accepted entries are never dropped (a child holds them).
  */
 int	extbuf_push(const char *dir, const char *sid, const json_t *rec,
 	    struct err *);
