@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/behavior.h"
@@ -111,6 +112,16 @@ idset_free(struct idset *s)
 	while (s->n > 0)
 		free(s->v[--s->n]);
 	free(s->v);
+}
+
+/* Monotonic milliseconds with a fraction, for the timing debug lines. */
+static double
+now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static const char *
@@ -451,6 +462,7 @@ op_message(struct opencode *oc, const json_t *req, json_t *res,
 	const json_t	*parts = json_object_get(req, "parts");
 	struct sbuf	 text = SBUF_INIT;
 	float		*vec;
+	double		 t0, t1;
 	int		 dim, rc = 0;
 
 	(void)res;
@@ -465,11 +477,13 @@ op_message(struct opencode *oc, const json_t *req, json_t *res,
 	user_text(parts, &text);
 	if (utf8_js_len(text.buf, text.len) < HOOK_MIN_PROMPT)
 		goto out;
+	t0 = now_ms();
 	if ((vec = tool_embed(oc->tools, text.buf, EMBED_QUERY, &dim,
 	    err)) == NULL) {
 		rc = -1;
 		goto out;
 	}
+	t1 = now_ms();
 	if (nudge_recall(oc, vec, dim, actions, err) != 0)
 		report("recall", err);
 	if (nudge_engine(oc, &predict_engine, "THATCH_PREDICTION_THRESHOLD",
@@ -478,6 +492,9 @@ op_message(struct opencode *oc, const json_t *req, json_t *res,
 	if (nudge_engine(oc, &behavior_engine, "THATCH_BEHAVIOR_THRESHOLD",
 	    TEXT_TOAST_BEHAVIORS, vec, dim, actions, err) != 0)
 		report("behaviors", err);
+	/* bench/b700 reads this line: the nudges' cost beyond the embedding */
+	log_debug("opencode:time", "message: embed %.3f ms, nudges %.3f ms",
+	    t1 - t0, now_ms() - t1);
 	free(vec);
 out:
 	sbuf_release(&text);
@@ -842,6 +859,7 @@ opencode_handle(struct opencode *oc, const json_t *req)
 	const char	*op = jsonx_str(req, "op");
 	json_t		*res = json_object(), *actions = json_array();
 	struct err	 err = { "" };
+	double		 t0 = now_ms();
 	size_t		 i;
 	int		 rc = -1;
 
@@ -859,6 +877,7 @@ opencode_handle(struct opencode *oc, const json_t *req)
 		json_object_set_new(res, "error", json_string(err.msg));
 	}
 	json_object_set_new(res, "actions", actions);
+	log_debug("opencode:time", "%s: %.3f ms", op ? op : "?", now_ms() - t0);
 	return res;
 }
 
