@@ -84,11 +84,16 @@ pay=$(core "$(tool thatch_get_extraction_payload x '{"session_id":"p"}')" | pick
 expect_contains "what the parent buffered during the run survives" "$pay" '"args":"late"'
 expect_not_contains "what the child received is gone" "$pay" '"args":"ls src"'
 
+expect_eq "the child is prompted fire-and-forget by default" "False" "$(pick 1 'x["async"]' <<<"$out")"
+core "$(after bash bg 'x')" "$(idle bg)" >/dev/null
+out=$(OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS=true core '{"id":2,"op":"spawned","parent":"bg","child":"cbg"}')
+expect_eq "background sub-agents prompt it asynchronously" "True" "$(pick 0 'x["async"]' <<<"$out")"
+
 # a no-save run, a lost child, a restarted core
 out=$(core "$(idle p)" '{"id":2,"op":"spawned","parent":"p","child":"c2"}' "$(busy c2)" "$(idle c2)")
 expect_eq "a no-save run toasts that nothing was saved" "[thatch] extraction complete — nothing to save info" \
     "$(pick 3 'x["message"], x["variant"]' <<<"$out")"
-expect_eq "and drains the snapshot" "0" "$(ls "$Q" | wc -l)"
+expect_eq "and drains the snapshot" "no" "$(test -e "$Q/p.json" && echo yes || echo no)"
 core "$(after bash p 'again')" "$(idle p)" '{"id":2,"op":"spawned","parent":"p","child":"c3"}' \
     "$(ev session.deleted '{"info":{"id":"c3","parentID":"p"}}')" >/dev/null
 out=$(core "$(idle p)")

@@ -94,7 +94,8 @@ req=$(last_turn)
 expect_contains "the recall nudge reaches the model" "$req" '[thatch] 2 stored memories relate to this prompt'
 expect_contains "the nudge names the saved memory" "$req" '\"deploy target\"'
 expect_contains "the nudge uses opencode's tool names" "$req" 'Use thatch_memory_recall'
-first=$(grep -m1 'please run bash' "$REQ")
+first=$(grep -v 'You are a title generator' "$REQ" | grep -m1 'please run bash')
+expect_contains "the first prompt's request is found" "$first" "please run bash"
 expect_not_contains "the first prompt, on an empty store, had no recall nudge" "$first" "stored memor"
 
 # --- 4. a killed opencode loses no buffered interaction -----------------------
