@@ -20,8 +20,13 @@ const EVENTS = new Set([
   "session.deleted", "session.compacted",
 ])
 
+// A failure on the plugin's side: stderr, and the core's debug log when
+// the core is up (hook failures are never swallowed, §9.2).
+let logTo = null
 function warn(what, err) {
-  console.error(`[thatch] ${what}: ${err && err.message ? err.message : err}`)
+  const text = `${what}: ${err && err.message ? err.message : err}`
+  console.error(`[thatch] ${text}`)
+  if (logTo && logTo.proc) logTo.ask({ op: "log", text }).catch(() => {})
 }
 
 // The thatch program: the setup-written option, else the one installed
@@ -105,6 +110,7 @@ function partID() {
 async function server(input, options) {
   const client = input.client
   const core = new Core(program(options), input.directory)
+  logTo = core
 
   async function call(op, req, out) {
     let res

@@ -837,6 +837,20 @@ op_spawn_failed(struct opencode *oc, const json_t *req, json_t *res,
 	return 0;
 }
 
+/* A failure the plugin met (it has said it on stderr): the debug log. */
+static int
+op_log(struct opencode *oc, const json_t *req, json_t *res,
+    json_t *actions, struct err *err)
+{
+	(void)oc;
+	(void)res;
+	(void)actions;
+	(void)err;
+	log_debug("opencode:error", "plugin: %s", jsonx_str(req, "text") ?
+	    jsonx_str(req, "text") : "?");
+	return 0;
+}
+
 static const struct {
 	const char	*name;
 	op_fn		 fn;
@@ -851,6 +865,7 @@ static const struct {
 	{ "autocontinue", op_autocontinue },
 	{ "spawned", op_spawned },
 	{ "spawn_failed", op_spawn_failed },
+	{ "log", op_log },
 };
 
 json_t *

@@ -141,4 +141,6 @@ out=$(core 'not json' '{"id":3,"op":"bogus"}' '{"id":4,"op":"system"}')
 expect_eq "a line that is not JSON is skipped, the others answered" "3 4" "$(pick 0 'd["id"]' <<<"$out") $(pick 1 'd["id"]' <<<"$out")"
 expect_contains "an unknown op is an error" "$(pick 0 'd["error"]' <<<"$out")" "unknown op: bogus"
 expect_contains "bad requests are reported on stderr" "$(cat "$TEST_DIR/stderr")" "[thatch] bogus: unknown op: bogus"
+THATCH_DEBUG=opencode core '{"id":5,"op":"log","text":"toast: no TUI"}' >/dev/null
+expect_contains "a plugin-side failure lands in the debug log" "$(cat "$XDG_CONFIG_HOME/thatch/debug.log")" "plugin: toast: no TUI"
 finish
