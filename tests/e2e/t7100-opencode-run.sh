@@ -53,8 +53,8 @@ URL=http://127.0.0.1:$port
 "$OC" serve --port "$port" --hostname 127.0.0.1 >"$TEST_DIR/serve.out" 2>"$TEST_DIR/serve.err" & pids+=($!)
 serve=$!
 up() { python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port"; }
-wait_for "opencode serve listens" 60 up
-run() { timeout 90 "$OC" run --attach "$URL" "$@" 2>>"$TEST_DIR/run.err"; }
+wait_for "opencode serve listens" 120 up
+run() { timeout 150 "$OC" run --attach "$URL" "$@" 2>>"$TEST_DIR/run.err"; }
 requests() { cat "$REQ" 2>/dev/null; }
 last_turn() { grep -v 'You are a title generator' "$REQ" | tail -n 1; }
 sessions() { ls "$Q" 2>/dev/null | grep -c '\.json$'; }
@@ -76,7 +76,7 @@ for l in open(sys.argv[1]):
         f = t["function"]
         if f["name"] == "thatch_memory_remember": print(sorted(f["parameters"].get("required", [])))' "$REQ" | tail -n 1)" "['content', 'label']"
 expect_contains "the bash call ran" "$(requests)" "thatch-e2e-marker\\n"
-wait_for "the idle parent's child extracts a memory into the store" 60 \
+wait_for "the idle parent's child extracts a memory into the store" 120 \
     sh -c "'$THATCH_BIN' list proj 2>/dev/null | grep -q 'shell marker'"
 expect_contains "the child fetched the buffered bash call" "$(requests)" 'echo thatch-e2e-marker\",\"output\":\"thatch-e2e-marker'
 wait_for "the finished child's buffer is drained" 30 sh -c "[ \$(ls '$Q' 2>/dev/null | wc -l) -eq 0 ]"
@@ -99,7 +99,7 @@ expect_eq "a memory write leaves nothing buffered" 0 "$(sessions)"
 # --- 3. a killed opencode loses no buffered interaction -----------------------
 run please run bash slowly >/dev/null &
 slow=$!
-wait_for "the slow turn's bash call is buffered" 60 sh -c "grep -qs 'thatch-e2e-marker' '$Q'/*.json"
+wait_for "the slow turn's bash call is buffered" 120 sh -c "grep -qs 'thatch-e2e-marker' '$Q'/*.json"
 kill -9 "$serve" "$slow" 2>/dev/null
 wait "$serve" 2>/dev/null
 wait "$slow" 2>/dev/null

@@ -9,7 +9,7 @@ number of tool results after that message picks its step; past the last
 step, or with no script, the answer is plain text:
 
   "please run bash"       -> bash `echo thatch-e2e-marker`
-                             ("... slowly": the answer after it stalls 60 s,
+                             ("... slowly": the answer after it stalls 300 s,
                              so a test can kill opencode mid-turn)
   "please remember"       -> thatch_memory_remember (the heron fact)
   "Direct extraction for session <id>" (thatch's child prompt)
@@ -19,7 +19,7 @@ step, or with no script, the answer is plain text:
 A script step names a tool the request does not offer: the reply says so
 in text instead of calling it. Every request body is appended to LOG, one
 line each, so a test sees what reached the model. Writes the port to
-PORTFILE; serves on 127.0.0.1 only and exits after 170 s.
+PORTFILE; serves on 127.0.0.1 only and exits after 400 s.
 """
 import http.server, json, os, re, sys, threading, time
 
@@ -72,7 +72,7 @@ def reply(req):
         step = sum(1 for m in msgs[i + 1:] if m.get("role") == "tool")
         if step >= len(script):
             if "slowly" in text_of(msgs[i]):
-                time.sleep(60)
+                time.sleep(300)
             if "Direct extraction" in text_of(msgs[i]):
                 return "[thatch-fact-extractor] extraction complete - no action needed.", None
             return "done", None
@@ -134,7 +134,7 @@ class H(http.server.BaseHTTPRequestHandler):
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 srv.daemon_threads = True
-threading.Timer(170, srv.shutdown).start()
+threading.Timer(400, srv.shutdown).start()
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(portfile + ".tmp", portfile)
