@@ -18,6 +18,8 @@
  *     and the other steps still run (§9.2: "each error-isolated").
  *  3. Actions are data ({"do": …}); the plugin knows nothing of when or
  *     why. The list: system, part, context, toast, prompt, spawn, delete.
+ *  4. Slow work waits for a quiet moment (nothing to read for IDLE_MS):
+ *     the model's warm-up and the hygiene cache's refresh.
  */
 #include "host/opencode.h"
 
@@ -33,6 +35,7 @@
 #include "core/engine.h"
 #include "core/extbuf.h"
 #include "core/hygiene.h"
+#include "core/hygiene_cache.h"
 #include "core/predict.h"
 #include "core/queue.h"
 #include "core/repo.h"
@@ -69,6 +72,7 @@ struct opencode {
 	const char	 *caller;	/* session of the running tool call */
 	struct idset	  compacting, tasks, dispatched, ran;
 	int		  warm;		/* next warm-up step, -1 done */
+	bool		  refresh_hygiene;	/* the cache is behind */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -626,33 +630,63 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 	return 0;
 }
 
+/*
+ * The hygiene line (§7.2) from the reminder's cache (docs/hosts-and-hooks.md
+ * "the hygiene cache"): current facts cost no scan; a small store is
+ * scanned here; a large one prints the last known facts and is refreshed
+ * at the next quiet moment (refresh_hygiene), not in the request.
+ */
+static int
+hygiene_line(struct opencode *oc, struct sbuf *out, struct err *err)
+{
+	const struct paths	*p = oc->tools->paths;
+	struct hygiene_cache	 c;
+	struct hygiene_facts	 f;
+	int64_t			 now = clock_now(&oc->tools->clock);
+	double			 sync_max = num_env("THATCH_HYGIENE_SYNC_MAX",
+				    HYGIENE_CACHE_SYNC_MAX);
+	char			**live = NULL;
+	size_t			 nlive = 0;
+	bool			 behind = false;
+	int			 rc = 0;
+
+	hygiene_cache_init(&c, p->cache_home, p->db_path, repo(oc));
+	if (!hygiene_cache_current(&c, now, &f))
+		rc = hygiene_cache_facts(&c, oc->tools->store, now, sync_max > 0 ?
+		    (size_t)sync_max : 0, &f, &behind, err);
+	if (rc == 0) {
+		if (f.nbranches > 0)
+			repo_branches(p->project_dir, NULL, &live, &nlive);
+		hygiene_format(&f, repo(oc), (const char *const *)live, nlive,
+		    out);
+		repo_branches_free(live, nlive);
+		hygiene_facts_release(&f);
+	}
+	oc->refresh_hygiene |= behind;
+	hygiene_cache_release(&c);
+	return rc;
+}
+
 /* The session-start reminder with the hygiene line (§7.1, §7.2). */
 static void
 reminder(struct opencode *oc, const char *sid, json_t *actions)
 {
 	struct sbuf	 rep = SBUF_INIT, sb = SBUF_INIT;
-	struct clock	*c = &oc->tools->clock;
 	struct err	 err;
-	char		**live = NULL;
-	size_t		 nlive = 0;
+	json_t		*a;
 
 	sbuf_init(&rep);
 	sbuf_init(&sb);
-	repo_branches(oc->tools->paths->project_dir, NULL, &live, &nlive);
-	if (hygiene_report(oc->tools->store, repo(oc),
-	    (const char *const *)live, nlive, clock_now(c), &rep, &err) != 0) {
+	if (hygiene_line(oc, &rep, &err) != 0) {
 		report("hygiene", &err);
 		sbuf_reset(&rep);
 	}
-	repo_branches_free(live, nlive);
 	text_nudge_reminder_for(&sb, repo(oc), rep.len > 0 ? rep.buf : NULL,
 	    TEXT_OPENCODE_PREFIX);
-	json_object_set_new(action(actions, "prompt"), "session",
-	    json_string(sid));
-	json_object_set_new(json_array_get(actions, json_array_size(actions) -
-	    1), "text", json_string(sb.buf));
-	json_object_set_new(json_array_get(actions, json_array_size(actions) -
-	    1), "noReply", json_true());
+	a = action(actions, "prompt");
+	json_object_set_new(a, "session", json_string(sid));
+	json_object_set_new(a, "text", json_string(sb.buf));
+	json_object_set_new(a, "noReply", json_true());
 	sbuf_release(&rep);
 	sbuf_release(&sb);
 }
@@ -971,6 +1005,26 @@ serve_line(struct opencode *oc, const char *line, size_t len, int out,
 	return rc;
 }
 
+/* The hygiene cache's refresh, off the request path (one process at a time). */
+static void
+hygiene_refresh(struct opencode *oc)
+{
+	const struct paths	*p = oc->tools->paths;
+	struct hygiene_cache	 c;
+	struct err		 err;
+	int			 lock;
+
+	oc->refresh_hygiene = false;
+	hygiene_cache_init(&c, p->cache_home, p->db_path, repo(oc));
+	if ((lock = hygiene_cache_lock(&c)) >= 0) {
+		if (hygiene_cache_update(&c, oc->tools->store, clock_now(
+		    &oc->tools->clock), &err) != 0)
+			report("hygiene", &err);
+		close(lock);
+	}
+	hygiene_cache_release(&c);
+}
+
 /* One warm-up step while the plugin is quiet (as the MCP server does). */
 static void
 warm_step(struct opencode *oc)
@@ -1012,8 +1066,12 @@ opencode_run(struct opencode *oc, int in, int out, struct err *err)
 			sbuf_setlen(&buf, buf.len - len - 1);
 		}
 		/* warm only once the plugin has spoken: init comes first */
-		if (started && oc->warm >= 0 && poll(&pfd, 1, IDLE_MS) == 0) {
-			warm_step(oc);
+		if (started && (oc->warm >= 0 || oc->refresh_hygiene) &&
+		    poll(&pfd, 1, IDLE_MS) == 0) {
+			if (oc->refresh_hygiene)
+				hygiene_refresh(oc);
+			else
+				warm_step(oc);
 			continue;
 		}
 		r = read(in, chunk, sizeof(chunk));

@@ -135,6 +135,14 @@ expect_eq "a top-level session gets the reminder as a no-reply prompt" "prompt t
     "$(pick 0 'x["do"], x["session"], x["noReply"]' <<<"$out")"
 expect_contains "the reminder uses opencode's tool names" "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" \
     "thatch_store_list, then thatch_memory_list"
+expect_not_contains "a healthy store has no hygiene line" "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" "[thatch hygiene]"
+thatch_twin='{"label":"twin %s","content":"Builds run with make -j2."}'
+core "$(tool thatch_memory_remember s "$(printf "$thatch_twin" a)")" "$(tool thatch_memory_remember s "$(printf "$thatch_twin" b)")" >/dev/null
+out=$(core "$(ev session.created '{"info":{"id":"top2"}}')")
+text=$(pick 0 'd["actions"][0]["text"]' <<<"$out")
+expect_contains "a store with duplicates gets the hygiene line" "$text" '[thatch hygiene] Store "proj": '
+expect_contains "naming the duplicate candidates" "$text" "duplicate-candidate pair"
+expect_contains "with the tending advice in opencode's names" "$text" "run thatch_find_duplicates"
 
 # --- bad input ------------------------------------------------------------------------------------
 out=$(core 'not json' '{"id":3,"op":"bogus"}' '{"id":4,"op":"system"}')
