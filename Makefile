@@ -92,6 +92,7 @@ CORE_SRC = \
 	src/core/repo.c \
 	src/core/repo_cache.c \
 	src/core/queue.c \
+	src/core/extbuf.c \
 	src/core/engine.c \
 	src/core/predict.c \
 	src/core/behavior.c \
@@ -113,13 +114,16 @@ HOST_SRC = \
 	src/host/sideband.c \
 	src/host/setup.c \
 	src/host/claude.c \
-	src/host/cursor.c
+	src/host/cursor.c \
+	src/host/opencode.c \
+	src/host/opencode_setup.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
 	src/text/block.c \
 	src/text/skills.c \
-	src/text/behaviors.c
+	src/text/behaviors.c \
+	src/text/opencode.c
 
 CLI_SRC = \
 	src/cli/cli.c \
@@ -131,6 +135,7 @@ CLI_SRC = \
 	src/cli/cmd_forget.c \
 	src/cli/cmd_search.c \
 	src/cli/cmd_mcp.c \
+	src/cli/cmd_opencode.c \
 	src/cli/cmd_hygiene.c \
 	src/cli/cmd_tools.c \
 	src/cli/cmd_embed.c \
@@ -203,9 +208,13 @@ lint:
 bench: $(BIN)
 	bench/run
 
+# The opencode plugin is one plain module beside the binary's prefix
+# (docs/opencode.md); `thatch setup --opencode` finds it there.
 install: $(BIN)
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/thatch
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/thatch
+	install -m 0644 share/opencode/thatch.js \
+	    $(DESTDIR)$(PREFIX)/share/thatch/thatch.js
 
 deps:
 	scripts/install-deps

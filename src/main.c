@@ -27,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_forget_entry,
 	&cmd_search_entry,
 	&cmd_mcp_entry,
+	&cmd_opencode_entry,
 	&cmd_reminder_entry,
 	&cmd_hygiene_entry,
 	&cmd_prime_entry,

@@ -45,6 +45,7 @@ extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_forget_entry;
 extern const struct cmd_entry cmd_search_entry;
 extern const struct cmd_entry cmd_mcp_entry;
+extern const struct cmd_entry cmd_opencode_entry;
 extern const struct cmd_entry cmd_reminder_entry;
 extern const struct cmd_entry cmd_hygiene_entry;
 extern const struct cmd_entry cmd_prime_entry;

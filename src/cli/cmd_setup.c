@@ -1,8 +1,9 @@
 /*
- * cmd_setup.c — `thatch setup --claude [--cursor] [--global]`: install the
- * MCP server entry, instruction block, hooks and skills for Claude Code
- * and/or Cursor (hosts-hooks-cli §1.3, §3), then say what was written.
- * Claude Code first when both are chosen. Re-running replaces only
+ * cmd_setup.c — `thatch setup --claude [--cursor] [--opencode] [--global]`:
+ * install the MCP server entry, instruction block, hooks and skills for
+ * Claude Code and/or Cursor (hosts-hooks-cli §1.3, §3), and the plugin
+ * entry and skills for opencode (docs/opencode.md), then say what was
+ * written. Claude Code first, opencode last. Re-running replaces only
  * thatch's own parts. A damaged instruction block is reported on stderr
  * and left alone; the rest of the install still happens.
  */
@@ -16,6 +17,7 @@
 #include "cli/cli.h"
 #include "host/claude.h"
 #include "host/cursor.h"
+#include "host/opencode_setup.h"
 #include "host/setup.h"
 
 /* "  <label>" padded so that every value starts at column 17 (§1.3). */
@@ -46,25 +48,46 @@ report(const char *host, const struct setup_opts *o,
 		    r->instructions);
 }
 
+/* opencode's summary (docs/opencode.md "Setup"). */
+static void
+report_opencode(const struct setup_opts *o, const struct opencode_report *r)
+{
+	printf("thatch setup complete for opencode (%s).\n\n", o->global ?
+	    "global" : "project-local");
+	line("Config:", r->config);
+	line("Plugin:", r->plugin);
+	printf("  %-15s%s (%d files: %d written, %d unchanged)\n\n", "Skills:",
+	    r->skills_dir, r->skills_written + r->skills_unchanged,
+	    r->skills_written, r->skills_unchanged);
+	if (r->dropped_mcp)
+		printf("The old \"thatch\" MCP server entry was removed: the "
+		    "plugin provides the\nsame thatch_* tools.\n\n");
+	puts("Restart opencode to load thatch.");
+}
+
 static int
 cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct setup_report	 r;
 	struct setup_opts	 o = { &ctx->paths, NULL, false };
-	bool			 claude = false, cursor = false;
+	struct opencode_report	 oc;
+	bool			 claude = false, cursor = false, opencode = false;
 	int			 i, rc = CMD_FAILED;
 
 	for (i = 0; i < argc; i++) {
 		claude |= strcmp(argv[i], "--claude") == 0;
 		cursor |= strcmp(argv[i], "--cursor") == 0;
+		opencode |= strcmp(argv[i], "--opencode") == 0;
 		o.global |= strcmp(argv[i], "--global") == 0;
 	}
-	if (!claude && !cursor) {
-		fputs("thatch setup: choose a host with --claude and/or "
-		    "--cursor\nusage: thatch setup --claude [--cursor] "
-		    "[--global]\n", stderr);
+	if (!claude && !cursor && !opencode) {
+		fputs("thatch setup: choose a host with --claude, --cursor "
+		    "and/or --opencode\nusage: thatch setup --claude [--cursor] "
+		    "[--global]\n       thatch setup --opencode [--global] (with "
+		    "or without the others)\n", stderr);
 		return 1;
 	}
+	memset(&r, 0, sizeof(r));
 	if ((o.self = setup_self(&ctx->err)) == NULL)
 		return CMD_FAILED;
 	if (claude) {
@@ -91,6 +114,18 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 		puts("Restart Cursor to load thatch.");
 		setup_report_release(&r);
 	}
+	if (opencode) {
+		if (claude || cursor)
+			putchar('\n');
+		rc = opencode_install(&o, &oc, &ctx->err);
+		if (rc == 0)
+			report_opencode(&o, &oc);
+		opencode_report_release(&oc);
+		if (rc != 0) {
+			rc = CMD_FAILED;
+			goto out;
+		}
+	}
 	rc = 0;
 out:
 	if (rc != 0)
@@ -101,7 +136,7 @@ out:
 
 const struct cmd_entry cmd_setup_entry = {
 	.name = "setup",
-	.usage = "--claude [--cursor] [--global]",
-	.summary = "install thatch for Claude Code and/or Cursor",
+	.usage = "--claude [--cursor] [--opencode] [--global]",
+	.summary = "install thatch for Claude Code, Cursor and/or opencode",
 	.exec = cmd_setup_exec,
 };

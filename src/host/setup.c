@@ -360,12 +360,12 @@ remove_tree(const char *path)
 }
 
 static bool
-shipped(const char *name)
+shipped(const char *name, bool opencode)
 {
 	size_t	i;
 
 	for (i = 0; i < text_nskills; i++)
-		if (!text_skills[i].opencode_only &&
+		if ((opencode || !text_skills[i].opencode_only) &&
 		    strcmp(text_skills[i].name, name) == 0)
 			return true;
 	return false;
@@ -377,7 +377,7 @@ shipped(const char *name)
  * left alone.
  */
 static void
-remove_stale(const char *dir)
+remove_stale(const char *dir, bool opencode)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -388,7 +388,7 @@ remove_stale(const char *dir)
 		return;
 	while ((de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, "thatch-", 7) != 0 ||
-		    shipped(de->d_name))
+		    shipped(de->d_name, opencode))
 			continue;
 		path = path_join(dir, de->d_name);
 		if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) ||
@@ -402,6 +402,13 @@ remove_stale(const char *dir)
 int
 setup_skills(const char *dir, int *written, int *unchanged, struct err *err)
 {
+	return setup_skills_for(dir, false, written, unchanged, err);
+}
+
+int
+setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
+    struct err *err)
+{
 	char	*file, *name;
 	bool	 changed;
 	size_t	 i;
@@ -410,13 +417,13 @@ setup_skills(const char *dir, int *written, int *unchanged, struct err *err)
 	*written = *unchanged = 0;
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		return -1;
-	remove_stale(dir);
+	remove_stale(dir, opencode);
 	/*
 	 * §8.3 rule 2 (the pre-rename names, only up to version 0.1.35) never
 	 * applies: thatch's own version line starts above it.
 	 */
 	for (i = 0; i < text_nskills && rc == 0; i++) {
-		if (text_skills[i].opencode_only)
+		if (text_skills[i].opencode_only && !opencode)
 			continue;
 		name = xasprintf("%s/SKILL.md", text_skills[i].name);
 		file = path_join(dir, name);

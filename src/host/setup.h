@@ -120,6 +120,9 @@ int	setup_instructions(const char *path, const struct text_block_host *h,
  */
 int	setup_skills(const char *dir, int *written, int *unchanged,
 	    struct err *);
+/* The same for one host's set: opencode adds its own skills (§8.2). */
+int	setup_skills_for(const char *dir, bool opencode, int *written,
+	    int *unchanged, struct err *);
 
 /*
  * The MCP server's auto-refresh (hosts-hooks-cli §2.7), shaped for

@@ -17,6 +17,13 @@
 void
 text_nudge_reminder(struct sbuf *sb, const char *repo, const char *report)
 {
+	text_nudge_reminder_for(sb, repo, report, "");
+}
+
+void
+text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
+    const char *p)
+{
 	sbuf_addf(sb, "[thatch] Before you respond, recall what thatch already "
 	    "knows:\n"
 	    "(1) the user's preferences and personality (store \"global\");\n"
@@ -24,17 +31,17 @@ text_nudge_reminder(struct sbuf *sb, const char *repo, const char *report)
 	    "\"%s\");\n"
 	    "(3) context scoped to the current branch, if it is not the main "
 	    "branch.\n"
-	    "A good order: store_list, then memory_list, then memory_recall "
-	    "for what the task touches.", repo);
+	    "A good order: %sstore_list, then %smemory_list, then "
+	    "%smemory_recall for what the task touches.", repo, p, p, p);
 	if (report == NULL)
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"
 	    "At a convenient point in this session (after you have dealt with "
 	    "what the user asked, not before), tend the store: run "
-	    "find_duplicates and consolidate each cluster; look at stale "
-	    "memories with memory_show and update or forget them; fold the "
+	    "%sfind_duplicates and consolidate each cluster; look at stale "
+	    "memories with %smemory_show and update or forget them; fold the "
 	    "memories of deleted branches into one archived summary memory, "
-	    "then forget the originals.", report);
+	    "then forget the originals.", report, p, p);
 }
 
 /* The quoted prompt the main agent hands to its background sub-agent. */
@@ -98,6 +105,13 @@ text_nudge_write(struct sbuf *sb)
 void
 text_nudge_recall(struct sbuf *sb, size_t n, const char *const *labels)
 {
+	text_nudge_recall_for(sb, n, labels, "");
+}
+
+void
+text_nudge_recall_for(struct sbuf *sb, size_t n, const char *const *labels,
+    const char *prefix)
+{
 	size_t	i;
 
 	sbuf_addf(sb, "[thatch] %zu stored memor%s relate%s to this prompt (",
@@ -106,6 +120,6 @@ text_nudge_recall(struct sbuf *sb, size_t n, const char *const *labels)
 		sbuf_addf(sb, "%s\"%s\"", i > 0 ? ", " : "", labels[i]);
 	if (n > 2)
 		sbuf_adds(sb, ", etc.");
-	sbuf_addf(sb, "). Use memory_recall to read %s before you respond.",
-	    n == 1 ? "it" : "them");
+	sbuf_addf(sb, "). Use %smemory_recall to read %s before you respond.",
+	    prefix, n == 1 ? "it" : "them");
 }

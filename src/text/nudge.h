@@ -19,6 +19,9 @@ struct sbuf;
  */
 void	text_nudge_reminder(struct sbuf *, const char *repo,
 	    const char *report);
+/* The same with the host's tool prefix ("thatch_" in opencode, §7.1). */
+void	text_nudge_reminder_for(struct sbuf *, const char *repo,
+	    const char *report, const char *prefix);
 
 /*
  * The extraction nudge (§5.2) for n queued interactions of session sid,
@@ -37,5 +40,7 @@ void	text_nudge_write(struct sbuf *);
  * quoted, "etc." beyond two.
  */
 void	text_nudge_recall(struct sbuf *, size_t n, const char *const *labels);
+void	text_nudge_recall_for(struct sbuf *, size_t n,
+	    const char *const *labels, const char *prefix);
 
 #endif

@@ -1,0 +1,241 @@
+// thatch.js — thatch's opencode plugin: a thin forwarder to the C core.
+//
+// One long-lived `thatch opencode` child per opencode process (so one warm
+// model, and no process per message). Every hook and session event becomes
+// one JSON line to the child; the answer lists what to apply, and this file
+// applies it: push a system string, a synthetic part or compaction context,
+// show a toast, prompt / create / delete a session. Texts, thresholds,
+// filtering, the extraction buffer and every tool live in the core
+// (docs/opencode.md). This module keeps no state the core cannot rebuild:
+// if the child dies, the next hook starts a new one, which reads the buffer
+// back from disk.
+//
+// No build step, no npm dependency: plain ESM on Node's child_process.
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import path from "node:path"
+
+const EVENTS = new Set([
+  "session.created", "session.status", "session.idle", "session.error",
+  "session.deleted", "session.compacted",
+])
+
+// A failure on the plugin's side: stderr, and the core's debug log when
+// the core is up (hook failures are never swallowed, §9.2).
+let logTo = null
+function warn(what, err) {
+  const text = `${what}: ${err && err.message ? err.message : err}`
+  console.error(`[thatch] ${text}`)
+  if (logTo && logTo.proc) logTo.ask({ op: "log", text }).catch(() => {})
+}
+
+// The thatch program: the setup-written option, else the one installed
+// beside this module ($PREFIX/share/thatch/thatch.js -> $PREFIX/bin), else PATH.
+function program(options) {
+  if (options && typeof options.thatch === "string") return options.thatch
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  return path.join(here, "..", "..", "bin", "thatch")
+}
+
+class Core {
+  constructor(cmd, dir) {
+    this.cmd = cmd
+    this.dir = dir
+    this.proc = null
+    this.next = 1
+    this.waiting = new Map()
+    this.buf = ""
+  }
+
+  start() {
+    const env = { ...process.env }
+    delete env.CLAUDE_PROJECT_DIR
+    delete env.CURSOR_PROJECT_DIR
+    const proc = spawn(this.cmd, ["opencode"], {
+      cwd: this.dir, env, stdio: ["pipe", "pipe", "inherit"],
+    })
+    proc.stdout.setEncoding("utf8")
+    proc.stdout.on("data", (chunk) => this.read(chunk))
+    proc.on("error", (err) => this.lost(proc, err))
+    proc.on("exit", (code) => this.lost(proc, new Error(`exited (${code})`)))
+    proc.stdin.on("error", (err) => this.lost(proc, err))
+    proc.unref()
+    proc.stdout.unref?.()
+    this.proc = proc
+  }
+
+  lost(proc, err) {
+    if (this.proc !== proc) return
+    this.proc = null
+    this.buf = ""
+    for (const [, w] of this.waiting) w.reject(err)
+    this.waiting.clear()
+  }
+
+  read(chunk) {
+    this.buf += chunk
+    let nl
+    while ((nl = this.buf.indexOf("\n")) >= 0) {
+      const line = this.buf.slice(0, nl)
+      this.buf = this.buf.slice(nl + 1)
+      let res
+      try { res = JSON.parse(line) } catch { continue }
+      const w = this.waiting.get(res.id)
+      if (!w) continue
+      this.waiting.delete(res.id)
+      w.resolve(res)
+    }
+  }
+
+  ask(req) {
+    if (!this.proc) this.start()
+    const id = this.next++
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.proc.stdin.write(JSON.stringify({ id, ...req }) + "\n")
+    })
+  }
+}
+
+// opencode's ascending part ids: "prt_" + 12 hex of time, 14 random base62.
+let counter = 0
+function partID() {
+  const n = BigInt(Date.now()) * 0x1000n + BigInt(++counter & 0xfff)
+  const abc = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+  let r = ""
+  for (let i = 0; i < 14; i++) r += abc[Math.floor(Math.random() * 62)]
+  return "prt_" + n.toString(16).padStart(12, "0").slice(-12) + r
+}
+
+async function server(input, options) {
+  const client = input.client
+  const core = new Core(program(options), input.directory)
+  logTo = core
+
+  async function call(op, req, out) {
+    let res
+    try {
+      res = await core.ask({ op, ...req })
+    } catch (err) {
+      warn(op, err)
+      return undefined
+    }
+    await apply(res.actions || [], out)
+    return res
+  }
+
+  async function apply(actions, out) {
+    for (const a of actions) {
+      try {
+        await act(a, out)
+      } catch (err) {
+        warn(a.do, err)
+      }
+    }
+  }
+
+  async function act(a, out) {
+    switch (a.do) {
+      case "system": out.system.push(a.text); break
+      case "context": out.context.push(a.text); break
+      case "part":
+        out.parts.push({
+          id: partID(), sessionID: out.message.sessionID,
+          messageID: out.message.id, type: "text", text: a.text,
+          synthetic: true,
+        })
+        break
+      case "toast":
+        // best effort: headless runs have no TUI to show it
+        client.tui.showToast({ body: {
+          message: a.message, variant: a.variant,
+          ...(a.duration ? { duration: a.duration } : {}),
+        } }).catch(() => {})
+        break
+      case "prompt": {
+        const body = { parts: [{ type: "text", text: a.text,
+          synthetic: !!a.noReply }], ...(a.noReply ? { noReply: true } : {}) }
+        const send = a.async ? client.session.promptAsync : client.session.prompt
+        const p = send.call(client.session, { path: { id: a.session }, body })
+        const failed = (err) => {
+          if (!a.onError) return warn("prompt", err)
+          call(a.onError, { parent: a.parent, child: a.session,
+            error: String(err && err.message || err) })
+        }
+        // never awaited: a prompt runs a whole model turn
+        p.then((r) => { if (r && r.error) failed(JSON.stringify(r.error)) }, failed)
+        break
+      }
+      case "spawn": {
+        let child
+        try {
+          const r = await client.session.create({ body: {
+            parentID: a.parent, title: a.title } })
+          child = r && r.data && r.data.id
+          if (!child) throw new Error(JSON.stringify(r && r.error))
+        } catch (err) {
+          await call("spawn_failed", { parent: a.parent, error: String(err.message || err) })
+          break
+        }
+        await call("spawned", { parent: a.parent, child })
+        break
+      }
+      case "delete":
+        await client.session.delete({ path: { id: a.session } })
+        break
+      default:
+        warn("unknown action", a.do)
+    }
+  }
+
+  const init = await call("init", { directory: input.directory })
+  const tools = {}
+  const schemas = new Map()
+  for (const t of (init && init.tools) || []) {
+    schemas.set(t.name, t.schema)
+    tools[t.name] = {
+      description: t.description,
+      args: {},
+      async execute(args, ctx) {
+        const res = await core.ask({ op: "tool", name: t.name, args,
+          sessionID: ctx.sessionID })
+        if (res.error) throw new Error(res.error)
+        if (res.failed) throw new Error(res.output)
+        return res.output
+      },
+    }
+  }
+
+  return {
+    tool: tools,
+    // the MCP inputSchema itself, not the one opencode derives from args
+    "tool.definition": async (inp, out) => {
+      const s = schemas.get(inp.toolID)
+      if (s) out.jsonSchema = s
+    },
+    "experimental.chat.system.transform": (inp, out) =>
+      call("system", { sessionID: inp.sessionID }, out),
+    "chat.message": (inp, out) =>
+      call("message", { sessionID: inp.sessionID, agent: inp.agent,
+        parts: out.parts }, out),
+    "tool.execute.after": (inp, out) =>
+      call("after", { tool: inp.tool, sessionID: inp.sessionID,
+        args: inp.args, output: out }, out),
+    "experimental.session.compacting": (inp, out) =>
+      call("compacting", { sessionID: inp.sessionID }, out),
+    "experimental.compaction.autocontinue": (inp, out) =>
+      call("autocontinue", { sessionID: inp.sessionID }, out),
+    event: ({ event }) => EVENTS.has(event.type) ?
+      call("event", { event: { type: event.type, properties: event.properties } }, {}) :
+      undefined,
+  }
+}
+
+// opencode v1 reads default.server; a v2 host reads default.setup. There is
+// no v2 adapter yet (docs/opencode.md says what it needs), and 1.18.33 calls
+// setup as well as server, so setup registers nothing: thatch loads once.
+export default {
+  id: "thatch",
+  server,
+  setup() {},
+}

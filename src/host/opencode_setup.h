@@ -1,0 +1,38 @@
+/* opencode_setup.h — what `thatch setup --opencode` writes (opencode_setup.c). */
+#ifndef THATCH_HOST_OPENCODE_SETUP_H
+#define THATCH_HOST_OPENCODE_SETUP_H
+
+#include <stdbool.h>
+
+struct err;
+struct setup_opts;
+
+/* The plugin module's file name, installed under $PREFIX/share/thatch/. */
+#define OPENCODE_PLUGIN_FILE	"thatch.js"
+
+/* What the install did, for the summary; strings owned. */
+struct opencode_report {
+	char	*config;	/* the opencode.json written */
+	char	*plugin;	/* the module its plugin entry names */
+	char	*skills_dir;
+	int	 skills_written, skills_unchanged;
+	bool	 dropped_mcp;	/* an old mcp.thatch entry was removed */
+};
+
+void	opencode_report_release(struct opencode_report *);
+
+/*
+ * Install thatch for opencode (docs/opencode.md "Setup"): the plugin
+ * entry ["file://<module>", {"thatch": <program>}] in the project's
+ * opencode.json (global: CONFIG_HOME/opencode/), replacing an earlier
+ * thatch entry and keeping everything else; the shared and opencode-only
+ * skills in CONFIG_HOME/opencode/skills. Nothing is written under the
+ * project's .opencode/ (host-contracts §3.3: every config folder costs an
+ * npm install at each start). A config with comments (JSONC) is refused
+ * untouched, with the line to add by hand; one that does not parse even
+ * as JSONC is kept as .bak and replaced. Returns 0, or -1 with err set.
+ */
+int	opencode_install(const struct setup_opts *, struct opencode_report *,
+	    struct err *);
+
+#endif
