@@ -10,7 +10,9 @@
  *     order is the tools/list order.
  *  2. Validation reports every problem, in schema order, as
  *     "<name>: <reason>" items joined by "; " (§4.1); JSON null is a type
- *     error; unknown keys are accepted and ignored.
+ *     error; unknown keys are accepted and ignored. A string holding a
+ *     NUL ("\u0000") is refused, whatever the argument: handlers see C
+ *     strings, which would silently end there.
  *  3. A failed model load is not remembered: the next call retries it
  *     (store-and-tools §7 "a failed load is forgotten").
  */
@@ -214,7 +216,12 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 			    "to %g", a->max);
 		return;
 	}
-	if (a->choices == NULL || !json_is_string(v))
+	/* C strings end at a NUL: the rest would vanish without a word */
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		sbuf_adds(why, "contains a NUL character");
+		return;
+	}
+	if (a->choices == NULL)
 		return;
 	for (c = a->choices; *c != NULL; c++)
 		if (strcmp(*c, json_string_value(v)) == 0)

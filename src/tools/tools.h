@@ -27,7 +27,9 @@ struct store_query;
  * Recall (store-and-tools §5.3), shared by memory_recall and `thatch
  * search`: embed query as a query (BGE prefix), search q with it (the
  * caller fills everything but vec and dim), stamp recall telemetry on the
- * hits. hits is replaced; release it even on failure. Returns 0 or -1.
+ * hits. hits is replaced; release it even on failure. Returns 0; 1 when
+ * there are hits but the stamp failed (err says "recall not recorded ..."
+ * and why: the hits are still the answer); or -1.
  */
 int	tool_memory_search(struct tool_ctx *, const char *query,
 	    struct store_query *q, struct store_hits *hits, struct err *);
