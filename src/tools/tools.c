@@ -216,6 +216,8 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 			    "to %g", a->max);
 		return;
 	}
+	if (a->type != ARG_STRING)
+		return;
 	/* C strings end at a NUL: the rest would vanish without a word */
 	if (strlen(json_string_value(v)) != json_string_length(v)) {
 		sbuf_adds(why, "contains a NUL character");
