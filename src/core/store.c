@@ -617,12 +617,19 @@ setup_schema(struct store *st, struct err *err)
 
 /*
  * Invariant 6: the database is the user's alone. A missing file is created
- * here 0600 whatever the umask (SQLite then gives -wal and -shm the same
- * mode); an existing one of ours that group or others may read is
- * narrowed to 0600-or-less, its -wal and -shm too. Names SQLite treats
- * specially ("" and ":memory:") have no file.
+ * 0600 here whatever the umask (SQLite then gives -wal and -shm the mode
+ * of the database); once a file has opened as a database, narrow() takes
+ * group and other bits off it and its -wal and -shm when they are ours
+ * (a file an older version made 0644). Names SQLite treats specially (""
+ * and ":memory:") have no file.
  */
 static const char *const db_suffixes[] = { "", "-wal", "-shm" };
+
+static bool
+has_file(const char *path)
+{
+	return *path != '\0' && strcmp(path, ":memory:") != 0;
+}
 
 static void
 narrow(const char *path)
@@ -631,7 +638,8 @@ narrow(const char *path)
 	char		*p;
 	size_t		 i;
 
-	for (i = 0; i < sizeof(db_suffixes) / sizeof(db_suffixes[0]); i++) {
+	for (i = 0; has_file(path) &&
+	    i < sizeof(db_suffixes) / sizeof(db_suffixes[0]); i++) {
 		p = xasprintf("%s%s", path, db_suffixes[i]);
 		if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode) &&
 		    sb.st_uid == geteuid() && (sb.st_mode & 077) != 0 &&
@@ -643,28 +651,21 @@ narrow(const char *path)
 }
 
 static int
-make_private(const char *path, struct err *err)
+create_private(const char *path, struct err *err)
 {
-	int	fd;
+	int	fd, rc = 0;
 
-	if (*path == '\0' || strcmp(path, ":memory:") == 0)
+	if (!has_file(path))
 		return 0;
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
-	if (fd >= 0) {
-		if (fchmod(fd, 0600) != 0) {
-			err_errno(err, "cannot make database '%s' private",
-			    path);
-			close(fd);
-			return -1;
-		}
-		close(fd);
-		return 0;
-	}
-	if (errno != EEXIST)
-		return err_errno(err, "cannot create database '%s'", path);
-	narrow(path);
-	return 0;
+	if (fd < 0)
+		return errno == EEXIST ? 0 : err_errno(err, "cannot create "
+		    "database '%s'", path);
+	if (fchmod(fd, 0600) != 0)
+		rc = err_errno(err, "cannot make database '%s' private", path);
+	close(fd);
+	return rc;
 }
 
 /*
@@ -761,9 +762,10 @@ store_open(const char *path, struct store **out, struct err *err)
 		goto fail;
 	}
 	free(dir);
-	if (make_private(path, err) != 0 || connect(st, false, err) != 0 ||
+	if (create_private(path, err) != 0 || connect(st, false, err) != 0 ||
 	    setup_schema(st, err) != 0)
 		goto fail;
+	narrow(path);
 	*out = st;
 	return 0;
 fail:
