@@ -310,6 +310,26 @@ store_blob_encode(const float *vec, size_t n, void **scratch)
 }
 #endif
 
+bool
+store_can_write(struct store *st)
+{
+	bool	ok;
+
+	sqlite3_busy_timeout(st->db, 0);
+	ok = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+	    SQLITE_OK;
+	if (ok)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	return ok;
+}
+
+void
+store_busy_timeout(struct store *st, int ms)
+{
+	sqlite3_busy_timeout(st->db, ms);
+}
+
 int
 store_exec(struct store *st, const char *sql, struct err *err)
 {
@@ -731,7 +751,7 @@ connect(struct store *st, bool immutable, struct err *err)
 	}
 	sqlite3_extended_result_codes(st->db, 0);
 	/* busy_timeout first in effect: the WAL switch itself may wait. */
-	sqlite3_busy_timeout(st->db, 5000);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
 	code = sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL,
 	    NULL);
 	if (code != SQLITE_OK && !immutable && wants_immutable(st, code)) {

@@ -81,6 +81,7 @@ struct tool_ctx {
 	struct clock		 clock;
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
+	bool			 seeded;	/* default behaviors seeded */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -77,16 +77,39 @@ tool_ctx_release(struct tool_ctx *ctx)
 	model_opts_release(&ctx->model_opts);
 }
 
+/*
+ * Seed the default behaviors (engines-and-extras §A9) once the model is
+ * loaded, when the database takes a write now: seeding can wait, a tool
+ * call behind another process's write transaction cannot (nine seeds at
+ * the 5 s busy timeout each held a server 45 s). Until it is done, every
+ * use of the model tries again; a lock taken meanwhile costs a seed
+ * SEED_BUSY_MS, not 5 s.
+ */
+#define SEED_BUSY_MS	250
+
+static void
+seed(struct tool_ctx *ctx)
+{
+	if (ctx->store != NULL && !store_can_write(ctx->store))
+		return;
+	if (ctx->store != NULL) {
+		store_busy_timeout(ctx->store, SEED_BUSY_MS);
+		tool_behavior_seed(ctx);
+		store_busy_timeout(ctx->store, STORE_BUSY_MS);
+	}
+	ctx->seeded = true;
+}
+
 struct model *
 tool_model(struct tool_ctx *ctx, struct err *err)
 {
-	if (ctx->model != NULL)
-		return ctx->model;
-	if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+	if (ctx->model == NULL &&
+	    model_open(&ctx->model_opts, &ctx->model, err) != 0) {
 		ctx->model = NULL;
 		return NULL;
 	}
-	tool_behavior_seed(ctx);	/* engines-and-extras §A9, after load */
+	if (!ctx->seeded)
+		seed(ctx);
 	return ctx->model;
 }
 

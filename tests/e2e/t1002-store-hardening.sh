@@ -2,8 +2,8 @@
 # The store against other users and bad luck (issue 12): its files are the
 # user's alone whatever the umask; another process's write transaction
 # (a sqlite3 holding BEGIN IMMEDIATE) costs reads, server startup and the
-# session-start hook nothing, and a recall keeps its hits when its stamp
-# cannot be written; a read-only database (file or directory) can be read;
+# session-start hook nothing, a recall keeps its hits when its stamp
+# cannot be written, and a new database is seeded once the lock is gone; a read-only database (file or directory) can be read;
 # a NUL in an argument is refused, and control characters in labels are
 # printed escaped.
 . "$(dirname "$0")/lib.sh"
@@ -65,7 +65,7 @@ wait_for "another process holds the write lock" 10 locked
 
 : >"$TEST_DIR/out"
 mkfifo "$TEST_DIR/in2"
-thatch mcp <"$TEST_DIR/in2" >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
+thatch mcp <"$TEST_DIR/in2" >"$TEST_DIR/out" 2>"$TEST_DIR/err" 3>&- &
 pid=$!
 exec 7>"$TEST_DIR/in2"
 echo "$INIT" >&7
@@ -106,6 +106,30 @@ exec 3>&-
 wait_for "the lock is released" 10 sqlite3 "$db" "BEGIN IMMEDIATE; ROLLBACK;"
 expect_eq "the recalls under the lock were not stamped" "$before" "$(recalls)"
 expect_eq "the refused write left nothing" 0 "$(sqlite3 "$db" "SELECT COUNT(*) FROM entries WHERE slug = 'new'")"
+
+# --- a server on a new database seeds its default behaviors once it can --------
+fresh=$TEST_DIR/fresh/thatch.db
+THATCH_DB_PATH=$fresh thatch stores >/dev/null
+exec 4> >(sqlite3 "$fresh" >/dev/null 2>&1)
+printf '%s\n' ".timeout 5000" "BEGIN IMMEDIATE; INSERT INTO stores VALUES ('held');" >&4
+wait_for "another process holds the new database's write lock" 10 \
+    eval '! sqlite3 "$fresh" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null'
+: >"$TEST_DIR/out"
+mkfifo "$TEST_DIR/in3"
+THATCH_DB_PATH=$fresh thatch mcp <"$TEST_DIR/in3" >"$TEST_DIR/out" 2>"$TEST_DIR/err" 4>&- &
+pid=$!
+exec 7>"$TEST_DIR/in3"
+{ echo "$INIT"; call 1 memory_recall '{"query":"anything"}'; } >&7
+wait_for "its first recall is answered without waiting to seed" 5 grep -q '"id":1,' "$TEST_DIR/out"
+expect_eq "with what the empty store holds" "No matching memories found." "$(answer "$TEST_DIR/out" 1)"
+exec 4>&-
+wait_for "the new database's lock is released" 10 sqlite3 "$fresh" "BEGIN IMMEDIATE; ROLLBACK;"
+call 2 memory_recall '{"query":"anything"}' >&7
+wait_for "the next recall is answered" 10 grep -q '"id":2,' "$TEST_DIR/out"
+expect_eq "and the default behaviors are seeded then" "$(grep -c '\.key = ' "$THATCH_FIXTURES/../../src/text/behaviors.c")" \
+    "$(sqlite3 "$fresh" "SELECT COUNT(*) FROM behaviors WHERE store = 'global'")"
+exec 7>&-
+wait "$pid"
 
 # --- a read-only database ------------------------------------------------------
 # Root writes anywhere, so as root the reader is another user.
