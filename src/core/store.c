@@ -25,7 +25,7 @@
  *     reader never waits for another process's write transaction, and a
  *     read-only file (or directory) can still be read. A schema that
  *     cannot be upgraded now (read-only, locked) but whose memories can
- *     be read is used as it is.
+ *     be read is used as it is (THATCH_DEBUG=store:open says so).
  *  6. thatch.db, -wal and -shm are readable by their owner alone (0600):
  *     memories hold secrets.
  */
@@ -605,8 +605,10 @@ upgrade_failed(struct store *st, int code)
 			return -1;
 	if (!found)
 		return -1;
-	log_warn("database '%s' is %s: its schema is upgraded on a later "
-	    "open", st->path, code == SQLITE_BUSY ? "locked" : "read-only");
+	/* debug only: a read-only file would say it on every command */
+	log_debug("store:open", "database '%s' is %s: its schema is "
+	    "upgraded on a later open", st->path, code == SQLITE_BUSY ?
+	    "locked" : "read-only");
 	return 0;
 }
 

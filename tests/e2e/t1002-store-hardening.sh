@@ -143,10 +143,13 @@ as_reader() {
 one_line() { [ "$(printf '%s\n' "$1" | wc -l)" -eq 1 ]; }
 ro=$TEST_DIR/ro
 mkdir "$ro" && cp "$db" "$ro/thatch.db"
+# a table a newer schema adds is missing: the file cannot be upgraded now
+sqlite3 "$ro/thatch.db" "DROP TABLE repo_paths"
 [ "$(id -u)" -eq 0 ] && chmod 755 "$TEST_DIR" && chown -R 65534 "$ro"
 chmod 444 "$ro/thatch.db"
 export THATCH_DB_PATH=$ro/thatch.db
-expect_contains "list reads a read-only file" "$(as_reader list proj 2>&1)" "[proj] Login flow"
+expect_eq "list reads a read-only file whose schema upgrade must wait" \
+    "[proj] Login flow" "$(as_reader list proj 2>/dev/null | cut -d' ' -f1-3)"
 expect_contains "show reads a read-only file" "$(as_reader show "Login flow" proj 2>&1)" "Tokens come from"
 out=$(as_reader search "who issues tokens" proj 2>"$TEST_DIR/ro.err"); rc=$?
 expect_eq "search on a read-only file succeeds" "0" "$rc"
