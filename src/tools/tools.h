@@ -73,7 +73,8 @@ int	tool_engine_delete(struct tool_ctx *, const struct engine *,
 
 /*
  * Seed the default behaviors with ctx's freshly loaded model (behavior.c,
- * engines-and-extras §A9); tool_model calls it after the first load.
+ * engines-and-extras §A9); tool_model calls it once the model is loaded
+ * and the database takes a write (tools.c).
  * Failures are logged, never returned.
  */
 void	tool_behavior_seed(struct tool_ctx *);
