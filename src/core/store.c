@@ -714,10 +714,10 @@ immutable_uri(const char *path)
 
 /*
  * A WAL database in a directory we may not write cannot be read the
- * normal way once its -shm is gone (SQLite would have to create one).
- * Without a -wal either every commit is in the main file and nobody is
- * writing through WAL, so it is opened immutable: reads work, writes fail
- * as read-only (invariant 5).
+ * normal way once its -shm is gone (SQLite would have to create one),
+ * whether or not the file itself is writable. Without a -wal either every
+ * commit is in the main file and nobody is writing through WAL, so it is
+ * opened immutable: reads work, writes fail as read-only (invariant 5).
  */
 static bool
 wants_immutable(struct store *st, int code)
@@ -725,8 +725,7 @@ wants_immutable(struct store *st, int code)
 	char	*wal;
 	bool	 none;
 
-	if ((code & 0xff) != SQLITE_READONLY ||
-	    sqlite3_db_readonly(st->db, "main") != 1)
+	if ((code & 0xff) != SQLITE_READONLY)
 		return false;
 	wal = xasprintf("%s-wal", st->path);
 	none = access(wal, F_OK) != 0 && errno == ENOENT;

@@ -164,6 +164,9 @@ chmod 555 "$ro"
 expect_contains "list reads a database in a read-only directory" "$(as_reader list proj 2>&1)" "[proj] Login flow"
 err=$(as_reader forget "Login flow" proj 2>&1 >/dev/null); rc=$?
 expect_eq "forget there fails with one line" "1 ok" "$rc $(one_line "$err" && echo ok)"
+chmod 600 "$ro/thatch.db"
+expect_contains "a writable file in a read-only directory is read too" \
+    "$(as_reader list proj 2>&1)" "[proj] Login flow"
 chmod 755 "$ro"
 export THATCH_DB_PATH=$db
 expect_eq "the read-only copy is unchanged" "1" \
