@@ -67,8 +67,13 @@ int	 store_list_stores(struct store *, int (*fn)(const char *, void *),
  */
 bool	 store_can_write(struct store *);
 
-/* The connection's busy timeout in ms; STORE_BUSY_MS is the §1.2 one. */
-#define STORE_BUSY_MS	5000
+/*
+ * The connection's busy timeout in ms. STORE_BUSY_MS is §1.2's; writes
+ * that may be lost (caches, seeding) wait STORE_BEST_EFFORT_MS instead,
+ * so that they never hold a reader up behind another process's write.
+ */
+#define STORE_BUSY_MS		5000
+#define STORE_BEST_EFFORT_MS	250
 void	 store_busy_timeout(struct store *, int ms);
 
 /* Run one or more statements without results (BEGIN, COMMIT, DDL). */

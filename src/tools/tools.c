@@ -83,17 +83,15 @@ tool_ctx_release(struct tool_ctx *ctx)
  * call behind another process's write transaction cannot (nine seeds at
  * the 5 s busy timeout each held a server 45 s). Until it is done, every
  * use of the model tries again; a lock taken meanwhile costs a seed
- * SEED_BUSY_MS, not 5 s.
+ * STORE_BEST_EFFORT_MS, not 5 s.
  */
-#define SEED_BUSY_MS	250
-
 static void
 seed(struct tool_ctx *ctx)
 {
 	if (ctx->store != NULL && !store_can_write(ctx->store))
 		return;
 	if (ctx->store != NULL) {
-		store_busy_timeout(ctx->store, SEED_BUSY_MS);
+		store_busy_timeout(ctx->store, STORE_BEST_EFFORT_MS);
 		tool_behavior_seed(ctx);
 		store_busy_timeout(ctx->store, STORE_BUSY_MS);
 	}

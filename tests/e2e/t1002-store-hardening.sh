@@ -53,6 +53,7 @@ expect_contains "and the user is told once" "$(cat "$TEST_DIR/err")" "made '$db'
 mcp memory_remember '{"label":"Pool size","content":"The pool holds ten connections.","store":"global"}' \
     memory_recall '{"query":"warm the model and seed before the lock"}' >/dev/null
 
+git init -q "$TEST_DIR/repo" && git -C "$TEST_DIR/repo" remote add origin https://github.com/acme/api.git
 recalls() { sqlite3 "$db" "SELECT recall_count FROM entries WHERE slug = 'login-flow'"; }
 before=$(recalls)
 
@@ -82,6 +83,10 @@ expect_contains "show shows the content" "$(thatch show "Login flow")" "Tokens c
 within "stores answers at once beside a writer" 2000 thatch stores
 expect_eq "stores does not see the writer's uncommitted store" "global
 proj" "$(thatch stores)"
+cd "$TEST_DIR/repo" || exit 1
+within "list in a new repository is not held up by its identity-cache write" 2000 thatch list
+expect_eq "and names the repository's store" 'No memories in "acme/api".' "$(thatch list 2>/dev/null)"
+cd "$TEST_DIR/proj" || exit 1
 within "the session-start reminder is not held up" 2000 thatch reminder
 expect_contains "and still gives its instructions" "$(thatch reminder </dev/null)" "[thatch]"
 out=$(thatch search "who issues tokens" 2>"$TEST_DIR/search.err"); rc=$?
