@@ -5,7 +5,7 @@
  *
  * deviation (issue 3): a missing or empty label is a usage error, exit 2;
  * a hash-fallback label that matches nothing fails with one line, as in
- * cmd_show.c.
+ * cmd_show.c. Printed names have their control characters escaped.
  */
 #include "cli/cmd.h"
 
@@ -17,11 +17,14 @@
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static int
 cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char	*store;
+	struct sbuf	 out = SBUF_INIT;
 	char		*slug;
 	bool		 found;
 	int		 rc = CMD_FAILED;
@@ -35,11 +38,14 @@ cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
 	if (found)
-		printf("[forgotten] %s :: %s\n", store, argv[0]);
+		utf8_addf(&out, "[forgotten] %s :: %s\n", store, argv[0]);
 	else
-		printf("No memory labeled \"%s\" in \"%s\".\n", argv[0], store);
+		utf8_addf(&out, "No memory labeled \"%s\" in \"%s\".\n",
+		    argv[0], store);
+	fputs(out.buf, stdout);
 	rc = 0;
 out:
+	sbuf_release(&out);
 	free(slug);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * cmd_list.c — `thatch list [store]`: one line per memory, ordered by label
  * (hosts-hooks-cli §1.3). A store with no memories, or none at all, prints
- * the not-found line and exits 0; the store is not created.
+ * the not-found line and exits 0; the store is not created. Names and
+ * labels are printed with their control characters escaped (utf8_escape).
  */
 #include "cli/cmd.h"
 
@@ -10,34 +11,46 @@
 
 #include "cli/cli.h"
 #include "core/store.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
+
+struct list_walk {
+	struct sbuf	line;
+	bool		any;
+};
 
 static int
 print_entry(const struct store_entry *e, void *arg)
 {
-	bool	*any = arg;
+	struct list_walk	*w = arg;
 
-	*any = true;
-	printf("[%s] %s", e->store, e->label);
+	w->any = true;
+	sbuf_reset(&w->line);
+	utf8_addf(&w->line, "[%s] %s", e->store, e->label);
 	if (e->branch != NULL && *e->branch != '\0')
-		printf(" (branch:%s)", e->branch);
+		utf8_addf(&w->line, " (branch:%s)", e->branch);
 	if (e->confidence != 0)
-		printf(" (c:%d)", e->confidence);
-	printf(" (%s)\n", e->updated_at ? e->updated_at : "");
+		utf8_addf(&w->line, " (c:%d)", e->confidence);
+	utf8_addf(&w->line, " (%s)\n", e->updated_at);
+	fputs(w->line.buf, stdout);
 	return 0;
 }
 
 static int
 cmd_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char	*store;
-	bool		 any = false;
+	struct list_walk	 w = { SBUF_INIT, false };
+	const char		*store;
+	int			 rc;
 
 	store = argc > 0 && *argv[0] != '\0' ? argv[0] : cli_default_store(ctx);
-	if (store_list(ctx->store, store, print_entry, &any, &ctx->err) != 0)
-		return CMD_FAILED;
-	if (!any)
-		printf("No memories in \"%s\".\n", store);
-	return 0;
+	rc = store_list(ctx->store, store, print_entry, &w, &ctx->err);
+	if (rc == 0 && !w.any) {
+		utf8_addf(&w.line, "No memories in \"%s\".\n", store);
+		fputs(w.line.buf, stdout);
+	}
+	sbuf_release(&w.line);
+	return rc == 0 ? 0 : CMD_FAILED;
 }
 
 const struct cmd_entry cmd_list_entry = {

@@ -3,11 +3,15 @@
  * command line (hosts-hooks-cli §1.3), one line per hit.
  *
  * Loads the model in-process (no sideband) and stamps recall telemetry:
- * a search by the user counts as a use (store-and-tools §5.3).
+ * a search by the user counts as a use (store-and-tools §5.3). A stamp
+ * that fails (database locked) is one "[thatch] recall not recorded" line
+ * on stderr; the hits are still printed and the exit status is 0.
  *  1. Scope: no store → the project store alone; `all` → the project
  *     store and global; any other name → that store, which must exist
  *     (an empty name is not checked, as in the original).
- *  2. Mistakes a user makes typing (too many words, a store that does not
+ *  2. Labels, stores and branches are printed with their control
+ *     characters escaped (utf8_escape).
+ *  3. Mistakes a user makes typing (too many words, a store that does not
  *     exist) print an `error:` line to stderr and exit 1 with stdout
  *     empty.
  */
@@ -22,6 +26,7 @@
 #include "tools/tools.h"
 #include "util/num.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define SEARCH_LIMIT	10
 
@@ -30,7 +35,7 @@ add_name(const char *name, void *arg)
 {
 	struct sbuf	*sb = arg;
 
-	sbuf_addf(sb, "%s%s", sb->len ? ", " : "", name);
+	utf8_addf(sb, "%s%s", sb->len ? ", " : "", name);
 	return 0;
 }
 
@@ -69,16 +74,19 @@ check_store(struct cli_ctx *ctx, const char *store)
 }
 
 static void
-print_hit(const struct store_hit *h)
+print_hit(const struct store_hit *h, struct sbuf *line)
 {
 	char	num[NUM_BUFSZ];
 
-	printf("[score:%s] [%s", num_fixed(h->score, 3, num), h->e.store);
+	sbuf_reset(line);
+	utf8_addf(line, "[score:%s] [%s", num_fixed(h->score, 3, num),
+	    h->e.store);
 	if (h->e.branch != NULL && *h->e.branch != '\0')
-		printf(" branch:%s", h->e.branch);
+		utf8_addf(line, " branch:%s", h->e.branch);
 	if (h->e.confidence != 0)
-		printf(" c:%d", h->e.confidence);
-	printf("] %s\n", h->e.label);
+		utf8_addf(line, " c:%d", h->e.confidence);
+	utf8_addf(line, "] %s\n", h->e.label);
+	fputs(line->buf, stdout);
 }
 
 static int
@@ -86,6 +94,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct tool_ctx		 tools;
 	struct store_hits	 hits = { NULL, 0 };
+	struct sbuf		 line = SBUF_INIT;
 	struct store_query	 q;
 	const char		*stores[2];
 	size_t			 i;
@@ -110,17 +119,21 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
 	tools.clock = ctx->clock;
 	rc = tool_memory_search(&tools, argv[0], &q, &hits, &ctx->err);
-	if (rc == 0 && hits.n == 0) {
-		printf("No matches for \"%s\" in [", argv[0]);
+	if (rc == 1)
+		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
+	if (rc >= 0 && hits.n == 0) {
+		utf8_addf(&line, "No matches for \"%s\" in [", argv[0]);
 		for (i = 0; i < q.nstores; i++)
-			printf("%s%s", i ? ", " : "", stores[i]);
-		printf("].\n");
+			utf8_addf(&line, "%s%s", i ? ", " : "", stores[i]);
+		utf8_addf(&line, "].\n");
+		fputs(line.buf, stdout);
 	}
-	for (i = 0; rc == 0 && i < hits.n; i++)
-		print_hit(&hits.v[i]);
+	for (i = 0; rc >= 0 && i < hits.n; i++)
+		print_hit(&hits.v[i], &line);
+	sbuf_release(&line);
 	store_hits_release(&hits);
 	tool_ctx_release(&tools);
-	return rc == 0 ? 0 : CMD_FAILED;
+	return rc >= 0 ? 0 : CMD_FAILED;
 }
 
 const struct cmd_entry cmd_search_entry = {

@@ -7,6 +7,9 @@
  * a label with no letter or digit (hash-fallback slug, store-and-tools
  * §3.1 step 7) that matches nothing fails with one line saying why, since
  * the user almost certainly mistyped it.
+ *
+ * Control characters are escaped (utf8_escape): in the content all but
+ * newlines and tabs, elsewhere all of them.
  */
 #include "cli/cmd.h"
 
@@ -18,6 +21,8 @@
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 /* The stored content without its "# <label>\n\n" heading (§1.3). */
 static const char *
@@ -37,6 +42,7 @@ static int
 cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_entry	 e;
+	struct sbuf		 out = SBUF_INIT;
 	const char		*store;
 	char			*slug;
 	bool			 found;
@@ -51,19 +57,24 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
 	if (!found)
-		printf("No memory labeled \"%s\" in \"%s\".\n", argv[0], store);
+		utf8_addf(&out, "No memory labeled \"%s\" in \"%s\".\n",
+		    argv[0], store);
 	else {
-		printf("[%s] %s\n", e.store, e.label);
+		utf8_addf(&out, "[%s] %s\n", e.store, e.label);
 		if (e.branch != NULL && *e.branch != '\0')
-			printf("branch: %s\n", e.branch);
+			utf8_addf(&out, "branch: %s\n", e.branch);
 		if (e.confidence != 0)
-			printf("confidence: %d\n", e.confidence);
-		printf("created: %s  updated: %s\n\n%s\n", e.created_at,
-		    e.updated_at, body_of(e.content));
+			utf8_addf(&out, "confidence: %d\n", e.confidence);
+		utf8_addf(&out, "created: %s  updated: %s\n\n", e.created_at,
+		    e.updated_at);
+		utf8_escape(&out, body_of(e.content), UTF8_ESC_TEXT);
+		sbuf_addc(&out, '\n');
 		store_entry_release(&e);
 	}
+	fputs(out.buf, stdout);
 	rc = 0;
 out:
+	sbuf_release(&out);
 	free(slug);
 	return rc;
 }

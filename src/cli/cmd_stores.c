@@ -1,6 +1,7 @@
 /*
  * cmd_stores.c — `thatch stores`: every store name, one per line, in byte
- * order. `global` always exists, so the output is never empty.
+ * order, control characters escaped (utf8_escape). `global` always
+ * exists, so the output is never empty.
  */
 #include "cli/cmd.h"
 
@@ -8,23 +9,31 @@
 
 #include "cli/cli.h"
 #include "core/store.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 
 static int
 print_store(const char *name, void *arg)
 {
-	(void)arg;
-	printf("%s\n", name);
+	struct sbuf	*line = arg;
+
+	sbuf_reset(line);
+	utf8_addf(line, "%s\n", name);
+	fputs(line->buf, stdout);
 	return 0;
 }
 
 static int
 cmd_stores_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct sbuf	line = SBUF_INIT;
+	int		rc;
+
 	(void)argc;
 	(void)argv;
-	if (store_list_stores(ctx->store, print_store, NULL, &ctx->err) != 0)
-		return CMD_FAILED;
-	return 0;
+	rc = store_list_stores(ctx->store, print_store, &line, &ctx->err);
+	sbuf_release(&line);
+	return rc == 0 ? 0 : CMD_FAILED;
 }
 
 const struct cmd_entry cmd_stores_entry = {

@@ -57,6 +57,7 @@ run(struct repo_cache_sql *rc, const char *sql, const char *a, const char *b,
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct err	 err;
+	int		 step;
 
 	if (store_prepare(rc->st, &stmt, sql, &err) != 0) {
 		log_warn("identity cache: %s", err.msg);
@@ -69,7 +70,11 @@ run(struct repo_cache_sql *rc, const char *sql, const char *a, const char *b,
 		sqlite3_bind_text(stmt, 3, c, -1, SQLITE_STATIC);
 	if (with_time)
 		sqlite3_bind_int64(stmt, 4, clock_now(rc->clock));
-	if (sqlite3_step(stmt) != SQLITE_DONE)
+	/* a lost write costs a later lookup; waiting would cost this one */
+	store_busy_timeout(rc->st, STORE_BEST_EFFORT_MS);
+	step = sqlite3_step(stmt);
+	store_busy_timeout(rc->st, STORE_BUSY_MS);
+	if (step != SQLITE_DONE)
 		log_warn("identity cache in '%s': %s", store_path(rc->st),
 		    sqlite3_errmsg(store_db(rc->st)));
 	sqlite3_finalize(stmt);

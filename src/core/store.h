@@ -60,6 +60,22 @@ int	 store_prepare(struct store *, sqlite3_stmt **, const char *sql,
 int	 store_list_stores(struct store *, int (*fn)(const char *, void *),
 	    void *, struct err *);
 
+/*
+ * Whether a write could start right now: takes the write lock without
+ * waiting and drops it. For work that can wait (seeding), so that it never
+ * holds a server up behind another process's write transaction.
+ */
+bool	 store_can_write(struct store *);
+
+/*
+ * The connection's busy timeout in ms. STORE_BUSY_MS is §1.2's; writes
+ * that may be lost (caches, seeding) wait STORE_BEST_EFFORT_MS instead,
+ * so that they never hold a reader up behind another process's write.
+ */
+#define STORE_BUSY_MS		5000
+#define STORE_BEST_EFFORT_MS	250
+void	 store_busy_timeout(struct store *, int ms);
+
 /* Run one or more statements without results (BEGIN, COMMIT, DDL). */
 int	 store_exec(struct store *, const char *sql, struct err *);
 

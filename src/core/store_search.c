@@ -1305,7 +1305,7 @@ store_stamp_recall(struct store *st, const struct store_hits *hits,
 	step = sqlite3_step(stmt);
 	store_cache_expect(st, false);
 	if (step != SQLITE_DONE) {
-		store_fail(st, err, "cannot record recall");
+		store_fail(st, err, "recall not recorded");
 		goto out;
 	}
 	rc = 0;

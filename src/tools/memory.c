@@ -11,7 +11,10 @@
  *     rc 0; only store or model failures return -1.
  *  3. Output literals ([saved], [forgotten], " :: ", "-----", the meta
  *     fields) are byte-for-byte the original's (§0.3).
- *  4. Only memory_recall stamps recall telemetry (§5.3).
+ *  4. Only memory_recall stamps recall telemetry (§5.3), and only as a
+ *     side effect: the hits are the answer, so a stamp that fails (the
+ *     database locked, the disk full) costs one "[thatch] recall not
+ *     recorded" line after them, never the hits.
  */
 #include "tools/tools.h"
 
@@ -157,10 +160,8 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 	q->dim = dim;
 	if (store_search(ctx->store, q, hits, err) != 0)
 		goto out;
-	if (hits->n > 0 && store_stamp_recall(ctx->store, hits,
-	    clock_iso(clock_now(&ctx->clock), now), err) != 0)
-		goto out;
-	rc = 0;
+	rc = hits->n > 0 && store_stamp_recall(ctx->store, hits,
+	    clock_iso(clock_now(&ctx->clock), now), err) != 0;
 out:
 	q->vec = NULL;
 	free(vec);
@@ -176,7 +177,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct store_hits	 hits = { NULL, 0 };
 	struct store_query	 q;
 	size_t			 i;
-	int			 rc = -1;
+	int			 rc = -1, found;
 
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
@@ -193,8 +194,8 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	q.limit = (int)tool_arg_int(args, "limit", 10);
 	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
 	q.min_score = -2;
-	if (tool_memory_search(ctx, tool_arg_str(args, "query", ""), &q, &hits,
-	    err) != 0)
+	if ((found = tool_memory_search(ctx, tool_arg_str(args, "query", ""),
+	    &q, &hits, err)) < 0)
 		goto out;
 	if (hits.n == 0)
 		sbuf_adds(out, "No matching memories found.");
@@ -203,6 +204,8 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 			sbuf_adds(out, "\n\n-----\n\n");
 		add_recall_hit(out, &hits.v[i]);
 	}
+	if (found == 1)
+		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
 	rc = 0;
 out:
 	store_hits_release(&hits);

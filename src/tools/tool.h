@@ -81,6 +81,7 @@ struct tool_ctx {
 	struct clock		 clock;
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
+	bool			 seeded;	/* default behaviors seeded */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL
@@ -98,8 +99,10 @@ void	tool_ctx_init(struct tool_ctx *, struct store *, const char *dflt,
 void	tool_ctx_release(struct tool_ctx *);
 
 /*
- * The model, loaded on first use and kept warm. Returns NULL with err set
- * when it cannot be loaded (the message says how to fix it).
+ * The model, loaded on first use and kept warm; each call until it has
+ * happened also seeds the default behaviors if the database takes a write
+ * now (tools.c). Returns NULL with err set when the model cannot be
+ * loaded (the message says how to fix it).
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 

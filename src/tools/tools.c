@@ -10,7 +10,9 @@
  *     order is the tools/list order.
  *  2. Validation reports every problem, in schema order, as
  *     "<name>: <reason>" items joined by "; " (§4.1); JSON null is a type
- *     error; unknown keys are accepted and ignored.
+ *     error; unknown keys are accepted and ignored. A string holding a
+ *     NUL ("\u0000") is refused, whatever the argument: handlers see C
+ *     strings, which would silently end there.
  *  3. A failed model load is not remembered: the next call retries it
  *     (store-and-tools §7 "a failed load is forgotten").
  */
@@ -75,16 +77,37 @@ tool_ctx_release(struct tool_ctx *ctx)
 	model_opts_release(&ctx->model_opts);
 }
 
+/*
+ * Seed the default behaviors (engines-and-extras §A9) once the model is
+ * loaded, when the database takes a write now: seeding can wait, a tool
+ * call behind another process's write transaction cannot (nine seeds at
+ * the 5 s busy timeout each held a server 45 s). Until it is done, every
+ * use of the model tries again; a lock taken meanwhile costs a seed
+ * STORE_BEST_EFFORT_MS, not 5 s.
+ */
+static void
+seed(struct tool_ctx *ctx)
+{
+	if (ctx->store != NULL && !store_can_write(ctx->store))
+		return;
+	if (ctx->store != NULL) {
+		store_busy_timeout(ctx->store, STORE_BEST_EFFORT_MS);
+		tool_behavior_seed(ctx);
+		store_busy_timeout(ctx->store, STORE_BUSY_MS);
+	}
+	ctx->seeded = true;
+}
+
 struct model *
 tool_model(struct tool_ctx *ctx, struct err *err)
 {
-	if (ctx->model != NULL)
-		return ctx->model;
-	if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+	if (ctx->model == NULL &&
+	    model_open(&ctx->model_opts, &ctx->model, err) != 0) {
 		ctx->model = NULL;
 		return NULL;
 	}
-	tool_behavior_seed(ctx);	/* engines-and-extras §A9, after load */
+	if (!ctx->seeded)
+		seed(ctx);
 	return ctx->model;
 }
 
@@ -214,7 +237,14 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 			    "to %g", a->max);
 		return;
 	}
-	if (a->choices == NULL || !json_is_string(v))
+	if (a->type != ARG_STRING)
+		return;
+	/* C strings end at a NUL: the rest would vanish without a word */
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		sbuf_adds(why, "contains a NUL character");
+		return;
+	}
+	if (a->choices == NULL)
 		return;
 	for (c = a->choices; *c != NULL; c++)
 		if (strcmp(*c, json_string_value(v)) == 0)

@@ -27,7 +27,9 @@ struct store_query;
  * Recall (store-and-tools §5.3), shared by memory_recall and `thatch
  * search`: embed query as a query (BGE prefix), search q with it (the
  * caller fills everything but vec and dim), stamp recall telemetry on the
- * hits. hits is replaced; release it even on failure. Returns 0 or -1.
+ * hits. hits is replaced; release it even on failure. Returns 0; 1 when
+ * there are hits but the stamp failed (err says "recall not recorded ..."
+ * and why: the hits are still the answer); or -1.
  */
 int	tool_memory_search(struct tool_ctx *, const char *query,
 	    struct store_query *q, struct store_hits *hits, struct err *);
@@ -71,7 +73,8 @@ int	tool_engine_delete(struct tool_ctx *, const struct engine *,
 
 /*
  * Seed the default behaviors with ctx's freshly loaded model (behavior.c,
- * engines-and-extras §A9); tool_model calls it after the first load.
+ * engines-and-extras §A9); tool_model calls it once the model is loaded
+ * and the database takes a write (tools.c).
  * Failures are logged, never returned.
  */
 void	tool_behavior_seed(struct tool_ctx *);

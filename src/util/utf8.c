@@ -1,11 +1,23 @@
 /*
- * utf8.c — UTF-8 measured the way the original's JavaScript measures strings.
+ * utf8.c — UTF-8 measured the way the original's JavaScript measures
+ * strings, and made safe to print.
  *
  * The original counts and truncates in UTF-16 code units; thatch keeps the
  * same limits so truncated titles and previews match, but never cuts inside
  * a code point (the original could leave a lone surrogate).
+ *
+ * Labels, store names and branches come from agents and other programs;
+ * printed raw, a newline forges a line of output and an escape sequence
+ * rewrites the user's terminal. The CLI prints them through utf8_escape.
  */
 #include "util/utf8.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/sbuf.h"
 
 size_t
 utf8_decode(const char *s, size_t n, int32_t *cp)
@@ -79,4 +91,76 @@ utf8_js_cut(const char *s, size_t n, size_t units)
 		i += step;
 	}
 	return i;
+}
+
+/* Append the visible form of control character cp. */
+static void
+add_control(struct sbuf *out, int32_t cp)
+{
+	switch (cp) {
+	case '\n':	sbuf_adds(out, "\\n"); break;
+	case '\t':	sbuf_adds(out, "\\t"); break;
+	case '\r':	sbuf_adds(out, "\\r"); break;
+	default:
+		if (cp < 0x80)
+			sbuf_addf(out, "\\x%02x", (unsigned)cp);
+		else
+			sbuf_addf(out, "\\u%04x", (unsigned)cp);
+	}
+}
+
+static bool
+keeps(const char *s, int32_t cp, unsigned flags)
+{
+	if (!(flags & UTF8_ESC_TEXT))
+		return false;
+	return cp == '\n' || cp == '\t' || (cp == '\r' && s[1] == '\n');
+}
+
+void
+utf8_escape(struct sbuf *out, const char *s, unsigned flags)
+{
+	size_t	n, len;
+	int32_t	cp;
+
+	for (n = strlen(s); n > 0; s += len, n -= len) {
+		len = utf8_decode(s, n, &cp);
+		if (cp == 0xFFFD && len == 1)	/* not UTF-8 */
+			sbuf_addf(out, "\\x%02x", (unsigned char)*s);
+		else if ((cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) &&
+		    !keeps(s, cp, flags))
+			add_control(out, cp);
+		else
+			sbuf_add(out, s, len);
+	}
+}
+
+void
+utf8_addf(struct sbuf *out, const char *fmt, ...)
+{
+	va_list		 ap;
+	const char	*p, *arg;
+
+	va_start(ap, fmt);
+	for (p = fmt; *p != '\0'; p++) {
+		if (*p != '%') {
+			sbuf_addc(out, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 's':
+			if ((arg = va_arg(ap, const char *)) != NULL)
+				utf8_escape(out, arg, 0);
+			break;
+		case 'd':
+			sbuf_addf(out, "%d", va_arg(ap, int));
+			break;
+		case '%':
+			sbuf_addc(out, '%');
+			break;
+		default:	/* a programming error: the format is ours */
+			abort();
+		}
+	}
+	va_end(ap);
 }

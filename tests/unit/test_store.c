@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/store.h"
@@ -385,12 +387,12 @@ exact_on_random_rows(const char *name, int N, int D)
 
 	srand(7);
 	for (k = 0; k < D; k++)
-		q[k] = (float)rand() / RAND_MAX - 0.5f;
+		q[k] = (float)rand() / (float)RAND_MAX - 0.5f;
 	store_exec(st, "BEGIN", NULL);
 	for (i = 0; i < N; i++) {
 		dot = nq = nr = 0;
 		for (k = 0; k < D; k++) {
-			m[i * D + k] = (float)rand() / RAND_MAX - 0.5f;
+			m[i * D + k] = (float)rand() / (float)RAND_MAX - 0.5f;
 			dot += (double)q[k] * m[i * D + k];
 			nq += (double)q[k] * q[k];
 			nr += (double)m[i * D + k] * m[i * D + k];
@@ -607,7 +609,7 @@ truth_vec(struct truth *t, int i, int copy_of)
 
 	for (k = 0; k < ND; k++)
 		t->v[i][k] = copy_of >= 0 ? t->v[copy_of][k] :
-		    (float)rand() / RAND_MAX - 0.5f;
+		    (float)rand() / (float)RAND_MAX - 0.5f;
 }
 
 /* Write slot i through st (as the next row when it is new). */
@@ -695,7 +697,7 @@ truth_check_some(const struct truth *t, struct store *st)
 
 	for (r = 0; r < 8; r++) {
 		for (k = 0; k < ND; k++)
-			q[k] = (float)rand() / RAND_MAX - 0.5f;
+			q[k] = (float)rand() / (float)RAND_MAX - 0.5f;
 		truth_check(t, st, q, 1 + r % 4 * 3);
 	}
 	truth_check(t, st, t->v[7], 5);		/* ties: r7 has copies */
@@ -943,6 +945,103 @@ writes_land_in_named_columns_of_an_old_file(void)
 	free(path);
 }
 
+/* The permission bits of path, or -1 when it does not exist. */
+static int
+mode_of(const char *path)
+{
+	struct stat	sb;
+
+	return stat(path, &sb) == 0 ? (int)(sb.st_mode & 07777) : -1;
+}
+
+static void
+files_are_private_whatever_the_umask(void)
+{
+	char		*path = xasprintf("%s/private/thatch.db", dir);
+	char		*wal = xasprintf("%s-wal", path);
+	char		*shm = xasprintf("%s-shm", path);
+	char		*sub = xasprintf("%s/private", dir);
+	mode_t		 old = umask(022);
+	struct store	*st = open_fresh("private");
+	float		 v[3] = { 1, 0.5f, -1 };
+
+	CHECK_INT(put(st, "o/r", "x", "X", v, 3, false, -1), STORE_SAVED);
+	CHECK_INT(mode_of(sub), 0700);
+	CHECK_INT(mode_of(path), 0600);
+	CHECK_INT(mode_of(wal), 0600);	/* SQLite copies the db's mode */
+	CHECK_INT(mode_of(shm), 0600);
+	store_close(st);
+	/* a file others may read, left by an older version, is narrowed */
+	CHECK_INT(chmod(path, 0644), 0);
+	st = open_fresh("private");
+	CHECK_INT(mode_of(path), 0600);
+	store_close(st);
+	umask(old);
+	free(sub);
+	free(shm);
+	free(wal);
+	free(path);
+}
+
+static double
+seconds(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+add_name(const char *name, void *arg)
+{
+	char	**names = arg;
+	char	 *s = xasprintf("%s%s,", *names, name);
+
+	free(*names);
+	*names = s;
+	return 0;
+}
+
+/* Opening and reading write nothing, so another process's write
+ * transaction costs them no wait (the busy timeout is 5 s). */
+static void
+opening_waits_for_no_writer(void)
+{
+	char			*path = xasprintf("%s/busy/thatch.db", dir);
+	char			*names = xstrdup("");
+	struct store		*st = open_fresh("busy");
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	sqlite3			*raw = NULL;
+	float			 v[3] = { 1, 0.5f, -1 };
+	double			 t0;
+	bool			 found = false;
+
+	CHECK_INT(put(st, "o/r", "x", "X", v, 3, false, -1), STORE_SAVED);
+	store_close(st);
+	st = NULL;
+	sqlite3_open(path, &raw);
+	CHECK_INT(sqlite3_exec(raw, "BEGIN IMMEDIATE; INSERT INTO stores "
+	    "VALUES ('held')", NULL, NULL, NULL), SQLITE_OK);
+	t0 = seconds();
+	CHECK_INT(store_open(path, &st, &err), 0);
+	if (st != NULL) {
+		CHECK_INT(store_get(st, "o/r", "x", &e, &found, &err), 0);
+		CHECK(found);
+		if (found)
+			store_entry_release(&e);
+		CHECK_INT(store_list_stores(st, add_name, &names, &err), 0);
+		CHECK_STR(names, "global,o/r,");
+	}
+	CHECK(seconds() - t0 < 2);
+	store_close(st);
+	sqlite3_exec(raw, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(raw);
+	free(names);
+	free(path);
+}
+
 static void
 setup(void)
 {
@@ -981,5 +1080,7 @@ CHECK_MAIN(
 	TEST(verdicts_are_canonical),
 	TEST(hygiene_counts),
 	TEST(writes_land_in_named_columns_of_an_old_file),
+	TEST(files_are_private_whatever_the_umask),
+	TEST(opening_waits_for_no_writer),
 	TEST(teardown)
 )

@@ -23,7 +23,8 @@ static char *
 validate(const char *name, const char *args)
 {
 	struct sbuf	 msg = SBUF_INIT;
-	json_t		*a = args ? json_loads(args, 0, NULL) : NULL;
+	json_t		*a = args ? json_loads(args, JSON_ALLOW_NUL, NULL) :
+			    NULL;
 
 	tool_validate(tool_find(name), a, &msg);
 	json_decref(a);
@@ -71,6 +72,33 @@ types_are_strict_and_null_is_not_absent(void)
 	    "to 1");
 	CHECK_VALID("memory_list", "[1]",
 	    "Invalid arguments: : Expected object, received array");
+}
+
+static void
+a_nul_in_any_string_is_refused(void)
+{
+	const struct tool *const	*t;
+	const struct tool_arg		*a;
+	char				*args, *want, *got;
+
+	CHECK_VALID("memory_remember", "{\"label\":\"a\\u0000b\","
+	    "\"content\":\"c\\u0000\"}", "Invalid arguments: label: contains "
+	    "a NUL character; content: contains a NUL character");
+	/* every string argument of every tool, from the table */
+	for (t = tool_table; *t != NULL; t++)
+		for (a = (*t)->args; a->name != NULL; a++) {
+			if (a->type != ARG_STRING)
+				continue;
+			args = xasprintf("{\"%s\":\"x\\u0000\"}", a->name);
+			want = xasprintf("%s: contains a NUL character",
+			    a->name);
+			got = validate((*t)->name, args);
+			if (strstr(got, want) == NULL)
+				CHECK_FAIL("%s %s: %s", (*t)->name, args, got);
+			free(args);
+			free(want);
+			free(got);
+		}
 }
 
 static void
@@ -165,7 +193,7 @@ call(struct fixture *f, const char *name, const char *args)
 	const struct tool	*t = tool_find(name);
 	struct sbuf		 out = SBUF_INIT;
 	struct err		 err = { "" };
-	json_t			*a = json_loads(args, 0, NULL);
+	json_t			*a = json_loads(args, JSON_ALLOW_NUL, NULL);
 
 	if (tool_validate(t, a, &out) != 0)
 		;
@@ -264,6 +292,51 @@ recall_formats_hits_and_near_duplicates_warn(void)
 	fixture_close(&f);
 }
 
+/* recall_count of slug in store o/r, or -1. */
+static int
+recalls(struct fixture *f, const char *slug)
+{
+	struct store_entry	e;
+	struct err		err;
+	bool			found = false;
+	int			n;
+
+	if (store_get(f->st, "o/r", slug, &e, &found, &err) != 0 || !found)
+		return -1;
+	n = e.recall_count;
+	store_entry_release(&e);
+	return n;
+}
+
+static void
+recall_keeps_its_hits_when_the_stamp_fails(void)
+{
+	struct fixture	 f;
+	char		*r;
+
+	fixture_open(&f, "stamp");
+	CHECK_CALL(&f, "memory_remember", "{\"label\":\"pool size\","
+	    "\"content\":\"the database pool holds ten connections\"}",
+	    "[saved] o/r :: pool size");
+	/* every write now fails at once, as on a read-only file */
+	sqlite3_exec(store_db(f.st), "PRAGMA query_only = ON", NULL, NULL,
+	    NULL);
+	r = call(&f, "memory_recall", "{\"query\":\"database pool\"}");
+	CHECK(STARTS(r, "[store:o/r updated:2025-03-07T14:05:09.042Z] "));
+	CHECK(strstr(r, "]\n# pool size\n\nthe database pool") != NULL);
+	CHECK(strstr(r, "\n\n[thatch] recall not recorded in '") != NULL);
+	CHECK(strstr(r, "readonly database") != NULL);
+	free(r);
+	CHECK_INT(recalls(&f, "pool-size"), 0);
+	sqlite3_exec(store_db(f.st), "PRAGMA query_only = OFF", NULL, NULL,
+	    NULL);
+	r = call(&f, "memory_recall", "{\"query\":\"database pool\"}");
+	CHECK(strstr(r, "recall not recorded") == NULL);
+	free(r);
+	CHECK_INT(recalls(&f, "pool-size"), 1);
+	fixture_close(&f);
+}
+
 static void
 duplicates_cluster_and_verdicts_hide_them(void)
 {
@@ -312,6 +385,7 @@ a_missing_model_is_a_tool_error_and_other_tools_work(void)
 CHECK_MAIN(
 	TEST(every_problem_is_reported_in_schema_order),
 	TEST(types_are_strict_and_null_is_not_absent),
+	TEST(a_nul_in_any_string_is_refused),
 	TEST(unknown_arguments_are_ignored),
 	TEST(schemas_come_from_the_rows),
 	TEST(the_table_is_in_registry_order),
@@ -319,6 +393,7 @@ CHECK_MAIN(
 	TEST(remember_show_list_forget),
 	TEST(archived_memories_need_an_explicit_archived_to_overwrite),
 	TEST(recall_formats_hits_and_near_duplicates_warn),
+	TEST(recall_keeps_its_hits_when_the_stamp_fails),
 	TEST(duplicates_cluster_and_verdicts_hide_them),
 	TEST(a_missing_model_is_a_tool_error_and_other_tools_work),
 	TEST(tmpdb_cleanup)

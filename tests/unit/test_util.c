@@ -106,6 +106,50 @@ lengths_count_utf16_units(void)
 	CHECK_INT(utf8_js_cut(s, strlen(s), 3), 5);
 }
 
+/* utf8_escape(s, flags) as a new string. */
+static char *
+escaped(const char *s, unsigned flags)
+{
+	struct sbuf	sb = SBUF_INIT;
+
+	utf8_escape(&sb, s, flags);
+	return sbuf_detach(&sb, NULL);
+}
+
+static void
+controls_are_escaped_for_terminals(void)
+{
+	static const struct {
+		const char	*in;
+		unsigned	 flags;
+		const char	*want;
+	} cases[] = {
+		{ "plain \xc3\xa9t\xc3\xa9 \xf0\x9f\x8e\x89", 0,
+		  "plain \xc3\xa9t\xc3\xa9 \xf0\x9f\x8e\x89" },
+		{ "a\nb\tc\rd", 0, "a\\nb\\tc\\rd" },
+		{ "\x1b[31mred\x1b[0m", 0, "\\x1b[31mred\\x1b[0m" },
+		{ "bell\x07 del\x7f", 0, "bell\\x07 del\\x7f" },
+		{ "csi\xc2\x9b" "2J nel\xc2\x85", 0, "csi\\u009b2J nel\\u0085" },
+		{ "raw\x9b" "2J", 0, "raw\\x9b2J" },	/* not UTF-8 */
+		{ "back\\slash", 0, "back\\slash" },
+		{ "line 1\n\tline 2\r\n", UTF8_ESC_TEXT, "line 1\n\tline 2\r\n" },
+		{ "over\rwrite \x1b[2J", UTF8_ESC_TEXT,
+		  "over\\rwrite \\x1b[2J" },
+	};
+	struct sbuf	 sb = SBUF_INIT;
+	char		*s;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = escaped(cases[i].in, cases[i].flags);
+		CHECK_STR(s, cases[i].want);
+		free(s);
+	}
+	utf8_addf(&sb, "[%s] %s (c:%d) 100%%", "st\x1b", "", 7);
+	CHECK_STR(sb.buf, "[st\\x1b]  (c:7) 100%");
+	sbuf_release(&sb);
+}
+
 static void
 sbuf_grows_and_detaches(void)
 {
@@ -336,6 +380,7 @@ CHECK_MAIN(
 	TEST(json_serialises_like_json_stringify),
 	TEST(path_join_is_nodes),
 	TEST(lengths_count_utf16_units),
+	TEST(controls_are_escaped_for_terminals),
 	TEST(sbuf_grows_and_detaches),
 	TEST(rewrite_keeps_an_existing_files_mode),
 	TEST(rewrite_keeps_the_owner_as_root),
