@@ -385,12 +385,12 @@ exact_on_random_rows(const char *name, int N, int D)
 
 	srand(7);
 	for (k = 0; k < D; k++)
-		q[k] = (float)rand() / RAND_MAX - 0.5f;
+		q[k] = (float)rand() / (float)RAND_MAX - 0.5f;
 	store_exec(st, "BEGIN", NULL);
 	for (i = 0; i < N; i++) {
 		dot = nq = nr = 0;
 		for (k = 0; k < D; k++) {
-			m[i * D + k] = (float)rand() / RAND_MAX - 0.5f;
+			m[i * D + k] = (float)rand() / (float)RAND_MAX - 0.5f;
 			dot += (double)q[k] * m[i * D + k];
 			nq += (double)q[k] * q[k];
 			nr += (double)m[i * D + k] * m[i * D + k];
@@ -607,7 +607,7 @@ truth_vec(struct truth *t, int i, int copy_of)
 
 	for (k = 0; k < ND; k++)
 		t->v[i][k] = copy_of >= 0 ? t->v[copy_of][k] :
-		    (float)rand() / RAND_MAX - 0.5f;
+		    (float)rand() / (float)RAND_MAX - 0.5f;
 }
 
 /* Write slot i through st (as the next row when it is new). */
@@ -695,7 +695,7 @@ truth_check_some(const struct truth *t, struct store *st)
 
 	for (r = 0; r < 8; r++) {
 		for (k = 0; k < ND; k++)
-			q[k] = (float)rand() / RAND_MAX - 0.5f;
+			q[k] = (float)rand() / (float)RAND_MAX - 0.5f;
 		truth_check(t, st, q, 1 + r % 4 * 3);
 	}
 	truth_check(t, st, t->v[7], 5);		/* ties: r7 has copies */
