@@ -190,6 +190,9 @@ $(O)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c $(O)/tests/fuzz/replay.o \
 	$(CC) $(CFLAGS) -o $@ $< $(O)/tests/fuzz/replay.o $(O)/libthatch.a \
 	    $(LDFLAGS) $(LDLIBS)
 
+# an object of every replay, not an intermediate for make to delete
+.SECONDARY: $(O)/tests/fuzz/replay.o
+
 $(O)/fuzz/%: tests/fuzz/fuzz_%.c $(O)/libthatch.a tests/fuzz/fuzz.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libthatch.a \
