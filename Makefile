@@ -7,6 +7,9 @@
 #   make valgrind           unit tests and a long MCP session under valgrind
 #   make lint               headers compile alone, includes point down, no
 #                           banned functions
+#   make fuzz [FUZZ_TIME=60]
+#                           build the libFuzzer harnesses (clang) and run
+#                           each for FUZZ_TIME seconds (docs/testing.md)
 #   make bench              benchmarks (bench/README.md)
 #   make install            PREFIX=/usr/local DESTDIR=
 #
@@ -174,7 +177,43 @@ $(O)/tests/%: tests/unit/%.c $(O)/libthatch.a tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(O)/libthatch.a $(LDFLAGS) $(LDLIBS)
 
-units: $(UNIT_BIN)
+# The fuzz harnesses (tests/fuzz/fuzz_<name>.c, docs/testing.md) build
+# twice. In every build, as the unit test test_fuzz_<name>: the harness
+# with replay.c's main(), which feeds it each corpus and regression input;
+# tests/run runs it with the other units (and under ASan/UBSan in `make
+# test`). With clang, as a libFuzzer target in build-fuzz/fuzz/<name>.
+FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(O)/tests/test_fuzz_%)
+FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(O)/fuzz/%)
+FUZZ_CC    ?= clang
+FUZZ_SAN    = fuzzer-no-link,address,undefined
+FUZZ_TIME  ?= 60
+
+$(O)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c $(O)/tests/fuzz/replay.o \
+    $(O)/libthatch.a tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(O)/tests/fuzz/replay.o $(O)/libthatch.a \
+	    $(LDFLAGS) $(LDLIBS)
+
+# an object of every replay, not an intermediate for make to delete
+.SECONDARY: $(O)/tests/fuzz/replay.o
+
+$(O)/fuzz/%: tests/fuzz/fuzz_%.c $(O)/libthatch.a tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libthatch.a \
+	    $(LDFLAGS) $(LDLIBS)
+
+units: $(UNIT_BIN) $(FUZZ_REPLAY)
+
+# The libFuzzer targets: every object again with coverage and sanitizers.
+fuzzers:
+	$(MAKE) --no-print-directory CC=$(FUZZ_CC) O=build-fuzz \
+	    SANITIZE=$(FUZZ_SAN) fuzz-bin
+fuzz-bin: $(FUZZ_BIN)
+
+fuzz: fuzzers
+	THATCH_FUZZ_DIR=$(abspath build-fuzz/fuzz) FUZZ_TIME=$(FUZZ_TIME) \
+	    FUZZ_WORK=$(abspath build-fuzz/work) tests/fuzz/smoke.sh
 
 # Benchmark programs build with exactly the flags of the binary; `make
 # test` builds them too, so that an interface change cannot leave them
@@ -192,11 +231,17 @@ check: $(BIN) units
 	    tests/run $(if $(SANITIZE),--units-only)
 
 # What CI and the README run: everything above, plus the unit tests again
-# under AddressSanitizer and UndefinedBehaviorSanitizer, in one tally.
+# under AddressSanitizer and UndefinedBehaviorSanitizer, and, where clang
+# has libFuzzer, a short run of each fuzz harness (tests/fuzz/smoke.sh),
+# in one tally.
 test: $(BIN) units $(BENCH_BIN)
 	$(MAKE) --no-print-directory SANITIZE=address,undefined units
+	@fz=; if FUZZ_CC=$(FUZZ_CC) tests/fuzz/smoke.sh --available; then \
+	    $(MAKE) --no-print-directory fuzzers || exit 1; \
+	    fz=$(abspath build-fuzz/fuzz); fi; \
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
-	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) tests/run
+	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) \
+	    THATCH_FUZZ_DIR=$$fz tests/run
 
 valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
@@ -220,7 +265,7 @@ deps:
 	scripts/install-deps
 
 clean:
-	rm -rf build build-san thatch
+	rm -rf build build-san build-fuzz thatch
 
 # The skill texts are Markdown (src/text/skills/); skills.c includes the C
 # rows scripts/gen-skills makes of them.
@@ -232,6 +277,7 @@ $(O)/src/text/skills.o: $(O)/gen/skills.inc
 $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
 # Everything after this point is bookkeeping.
-.PHONY: all units check test valgrind lint bench install deps clean
+.PHONY: all units check test valgrind lint bench install deps clean \
+	fuzz fuzzers fuzz-bin
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

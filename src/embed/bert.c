@@ -557,14 +557,25 @@ typedef int32_t	vi __attribute__((vector_size(64)));
 _Static_assert(sizeof(vf) == 16 * sizeof(float), "scores_ld's vectors");
 /* always inlined: a call would pass vectors by a per-ISA convention */
 #define VINLINE	static inline __attribute__((always_inline))
+/* clang checks the vector ABI of each call before it inlines, and refuses
+ * one from an avx512f clone to a helper built without it: under clang the
+ * kernels build once, for the baseline ISA (GCC's default clone) */
+#ifdef __clang__
+#define CLONES
+#else
 #define CLONES	__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+/* v's lanes in the order of the sixteen constant indices: the builtin GCC
+ * (since 12) and clang both spell alike, unlike GCC's __builtin_shuffle */
+#define VSHUFFLE(v, ...)	__builtin_shufflevector(v, v, __VA_ARGS__)
 
 VINLINE vf
 vsplat(float f)
 {
 	/* a lane shuffle, not a list of sixteen f: GCC builds the list
 	 * lane by lane, inside the loop, when f is not a constant */
-	return __builtin_shuffle((vf){ f }, (vi){ 0 });
+	return VSHUFFLE((vf){ f }, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0, 0);
 }
 
 /* Lanes of x clamped to [lo, hi] (comparisons give -1 where true). */
@@ -646,10 +657,10 @@ vmax(vf a, vf b)
 VINLINE float
 vhsum(vf v)
 {
-	v += __builtin_shuffle(v, (vi){ 8, 9, 10, 11, 12, 13, 14, 15 });
-	v += __builtin_shuffle(v, (vi){ 4, 5, 6, 7 });
-	v += __builtin_shuffle(v, (vi){ 2, 3 });
-	v += __builtin_shuffle(v, (vi){ 1 });
+	v += VSHUFFLE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0, 0, 0, 0);
+	v += VSHUFFLE(v, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+	v += VSHUFFLE(v, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+	v += VSHUFFLE(v, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	return v[0];
 }
 

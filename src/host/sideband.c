@@ -867,3 +867,13 @@ sideband_close(struct sideband *sb)
 	free(sb->memo_vec);
 	free(sb);
 }
+
+char *
+sideband_answer_line(struct sideband *sb, const char *line, size_t len)
+{
+	json_t	*res = answer(sb, line, len);
+	char	*s = jsonx_dump(res, 0);
+
+	json_decref(res);
+	return s;
+}

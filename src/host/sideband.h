@@ -65,4 +65,11 @@ int	sideband_open(struct mcp_server *, const struct paths *,
  * Other servers' sockets are never touched. */
 void	sideband_close(struct sideband *);
 
+/*
+ * The answer to one request line of len bytes (no newline), as a client
+ * would read it, without the socket: compact JSON, a new string. For the
+ * fuzz harness (tests/fuzz/fuzz_sideband.c).
+ */
+char	*sideband_answer_line(struct sideband *, const char *line, size_t len);
+
 #endif

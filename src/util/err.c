@@ -28,7 +28,7 @@ trim_partial_utf8(char *s)
 	}
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 err_vset(struct err *err, const char *fmt, va_list ap)
 {
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
