@@ -113,23 +113,21 @@ def write(writers, calls, seeds):
                                     f"{err.strip()[:200]}")
 
     def forgetter():
-        targets = list(seed_labels)
-        while busy() or targets:
-            if not targets:
-                acked = servers[0].acked[:]
-                targets = [l for l in acked[::25] if l not in forgotten]
-                if not targets:
-                    time.sleep(0.01)
-                    continue
-            label = targets.pop(0)
+        # the seeds, then every 25th of writer 0's once it is saved
+        later = [f"w0 m{i}" for i in range(0, calls, 25)]
+        for label in seed_labels + later:
+            while label not in servers[0].acked and label in later:
+                if not collectors[0].is_alive():
+                    break	# never saved: "acked" tells
+                time.sleep(0.005)
+            if label in later and label not in servers[0].acked:
+                continue
             rc, out, err = cli("forget", label, STORE)
             if rc == 0 and out.startswith(f"[forgotten] {STORE} :: "):
                 forgotten.append(label)
             else:
                 failures.append(f"thatch forget {label}: exit {rc}: "
                                 f"{out.strip()[:100]} {err.strip()[:200]}")
-            if not busy() and label not in seed_labels:
-                break
 
     helpers = [threading.Thread(target=reader, args=(random.Random(k),))
                for k in range(2)] + [threading.Thread(target=forgetter)]
