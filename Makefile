@@ -75,6 +75,7 @@ UTIL_SRC = \
 	src/util/dl.c \
 	src/util/sha256.c \
 	src/util/hugemap.c \
+	src/util/mapguard.c \
 	src/util/utf8.c
 
 EMBED_SRC = \

@@ -383,7 +383,7 @@ pack_layers(struct bert *b, const struct st *st, const char *pack_path)
 	}
 	if (pack_path != NULL &&
 	    packcache_map(pack_path, total, &b->packed) == 0) {
-		if (lay_out(b, false) == 0)
+		if (lay_out(b, false) == 0 && packcache_intact(&b->packed))
 			goto packed;
 		log_debug("embed", "'%s' does not match the model: packing "
 		    "anew", pack_path);
@@ -483,6 +483,12 @@ bert_free(struct bert *b)
 	free(b->layer);
 	gemm_free(b->gemm);
 	free(b);
+}
+
+bool
+bert_intact(const struct bert *b)
+{
+	return packcache_intact(&b->packed);
 }
 
 static float *

@@ -2,6 +2,7 @@
 #ifndef THATCH_EMBED_BERT_H
 #define THATCH_EMBED_BERT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct err;
@@ -63,6 +64,14 @@ int	bert_new(const struct st *, const struct bert_config *, int threads,
 	    enum bert_kernels, const char *pack_path, struct bert **,
 	    struct err *);
 void	bert_free(struct bert *);
+
+/*
+ * Whether the weights b reads from files are still the files' (st_intact,
+ * packcache_intact for the packed copy it maps): when false, embeddings
+ * computed since are garbage and b should be freed. The caller checks the
+ * st it bound; this checks what b mapped itself.
+ */
+bool	bert_intact(const struct bert *);
 
 /* Scratch memory for sequences of up to max_tokens, allocated once (per
  * thread where threads work apart). */

@@ -17,6 +17,13 @@
  *     (store-and-tools §7).
  *  4. model_embed allocates nothing but the tokenizer's scratch: ids, the
  *     prefixed text and the encoder's workspace are reused.
+ *  5. A vector is returned only if every file it was computed from was
+ *     intact throughout (st_intact, bert_intact: a file cut in place
+ *     under the process reads as zeros, util/mapguard.c). Otherwise the
+ *     weights are loaded again from the same files — a packed cache cut
+ *     is packed anew — and the text embedded once more; a model file
+ *     that cannot be loaded fails this call and is retried by the next,
+ *     and the process lives on either way.
  */
 #include "embed/model.h"
 
@@ -36,6 +43,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
+#include "util/log.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/sha256.h"
@@ -47,6 +55,9 @@
 struct model {
 	char			*dir;		/* owned */
 	char			*tag;		/* owned */
+	char			*path;		/* owned: model.safetensors */
+	char			*pack_dir;	/* owned; NULL: pack in memory */
+	enum bert_kernels	 kernels;
 	struct st		*st;		/* owned */
 	struct tok		*tok;		/* owned */
 	struct bert		*bert;		/* owned */
@@ -262,19 +273,19 @@ machine_threads(int want)
 }
 
 /*
- * The packed-weights file for the model file at path in o->pack_dir, named
+ * The packed-weights file for the model file at path in pack_dir, named
  * by a hash of the file's identity (where it is, its size, modification
  * time and inode) and BERT_PACK_LAYOUT: a model replaced in place or a new
  * layout gets a new name. NULL without a pack_dir or when path cannot be
  * examined.
  */
 static char *
-pack_path(const struct model_opts *o, const char *path)
+pack_path(const char *pack_dir, const char *path)
 {
 	struct stat	 sb;
 	char		*real, *key, *name, *out, hex[SHA256_HEX_LEN];
 
-	if (o->pack_dir == NULL || (real = realpath(path, NULL)) == NULL)
+	if (pack_dir == NULL || (real = realpath(path, NULL)) == NULL)
 		return NULL;
 	if (stat(real, &sb) != 0) {
 		free(real);
@@ -285,18 +296,72 @@ pack_path(const struct model_opts *o, const char *path)
 	    sb.st_mtim.tv_nsec, (unsigned long long)sb.st_ino,
 	    (unsigned long long)sb.st_dev);
 	name = xasprintf("%.32s.bin", sha256_hex(key, strlen(key), hex));
-	out = path_join(o->pack_dir, name);
+	out = path_join(pack_dir, name);
 	free(name);
 	free(key);
 	free(real);
 	return out;
 }
 
+/* Map m->path and bind its weights into *st and *b, for m's config. */
+static int
+load_weights(const struct model *m, struct st **st, struct bert **b,
+    struct err *err)
+{
+	char	*packed;
+	int	 rc;
+
+	*b = NULL;
+	if (st_open(m->path, st, err) != 0)
+		return -1;
+	packed = pack_path(m->pack_dir, m->path);
+	rc = bert_new(*st, &m->cfg, m->threads, m->kernels, packed, b, err);
+	free(packed);
+	if (rc != 0) {
+		err_wrap(err, "'%s'", m->path);
+		st_close(*st);
+		*st = NULL;
+	}
+	return rc;
+}
+
+static bool
+intact(const struct model *m)
+{
+	return st_intact(m->st) && bert_intact(m->bert);
+}
+
+/*
+ * Invariant 5: replace weights read from a file that changed under them
+ * by the files as they are now. The workspace fits any weights of the
+ * same config and threads, so it stays.
+ */
+static int
+reload(struct model *m, struct err *err)
+{
+	struct st	*st;
+	struct bert	*b;
+	char		 why[sizeof(err->msg)];
+
+	if (load_weights(m, &st, &b, err) != 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return err_set(err, "model file changed on disk while in use "
+		    "and cannot be loaded again (%s); restore it or restart "
+		    "thatch", why);
+	}
+	bert_free(m->bert);
+	st_close(m->st);
+	m->bert = b;
+	m->st = st;
+	log_debug("embed", "'%s' changed on disk: weights loaded again",
+	    m->path);
+	return 0;
+}
+
 int
 model_open(const struct model_opts *o, struct model **out, struct err *err)
 {
 	struct model	*m;
-	char		*path = NULL, *packed = NULL;
 	int		 rc = -1;
 
 	*out = NULL;
@@ -306,18 +371,14 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 		goto out;
 	m->tag = xstrdup(strcmp(o->id, MODEL_DEFAULT_ID) == 0 ?
 	    MODEL_DEFAULT_TAG : o->id);
-	path = path_join(m->dir, "model.safetensors");
+	m->path = path_join(m->dir, "model.safetensors");
+	m->pack_dir = o->pack_dir ? xstrdup(o->pack_dir) : NULL;
+	m->kernels = o->kernels;
+	m->threads = machine_threads(o->threads);
 	if (load_config(m->dir, &m->cfg, err) != 0 ||
 	    tok_new(m->dir, &m->tok, err) != 0 ||
-	    st_open(path, &m->st, err) != 0)
+	    load_weights(m, &m->st, &m->bert, err) != 0)
 		goto out;
-	m->threads = machine_threads(o->threads);
-	packed = pack_path(o, path);
-	if (bert_new(m->st, &m->cfg, m->threads, o->kernels, packed,
-	    &m->bert, err) != 0) {
-		err_wrap(err, "'%s'", path);
-		goto out;
-	}
 	if (tok_vocab_size(m->tok) > m->cfg.vocab) {
 		err_set(err, "'%s': the tokenizer has %d tokens, the model "
 		    "%d embeddings", m->dir, tok_vocab_size(m->tok),
@@ -333,8 +394,6 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	rc = 0;
 out:
 	model_close(m);
-	free(packed);
-	free(path);
 	return rc;
 }
 
@@ -349,6 +408,8 @@ model_close(struct model *m)
 	tok_free(m->tok);
 	free(m->ids);
 	sbuf_release(&m->text);
+	free(m->pack_dir);
+	free(m->path);
 	free(m->tag);
 	free(m->dir);
 	free(m);
@@ -391,9 +452,8 @@ int
 model_embed(struct model *m, const char *text, size_t len,
     enum embed_kind kind, float *out, struct err *err)
 {
-	int	n;
+	int	n, tries;
 
-	(void)err;
 	if (kind == EMBED_QUERY) {
 		sbuf_reset(&m->text);
 		sbuf_adds(&m->text, MODEL_QUERY_PREFIX);
@@ -402,6 +462,13 @@ model_embed(struct model *m, const char *text, size_t len,
 		len = m->text.len;
 	}
 	n = tok_encode(m->tok, text, len, m->ids, m->max_tokens);
-	bert_embed(m->bert, m->ws, m->ids, n, out);
-	return 0;
+	for (tries = 0; tries < 2; tries++) {
+		if (!intact(m) && reload(m, err) != 0)
+			return -1;
+		bert_embed(m->bert, m->ws, m->ids, n, out);
+		if (intact(m))
+			return 0;
+	}
+	return err_set(err, "model file changed on disk while in use, "
+	    "twice in a row; restore it or restart thatch");
 }

@@ -23,6 +23,10 @@
  *     refreshes it once a day); a save removes the folder's other files
  *     unused for PACK_MAX_AGE and temporaries a crashed save left, so
  *     models replaced or given up do not keep 85 MB each for ever.
+ *  5. A mapping is guarded from before its header is read until it is
+ *     unmapped (util/mapguard.c), since gemm.c's threads read it: a
+ *     file cut under a running process reads as zeros and
+ *     packcache_intact turns false, where the read would raise SIGBUS.
  */
 #include "embed/packcache.h"
 
@@ -38,6 +42,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/hugemap.h"
+#include "util/mapguard.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
 
@@ -54,7 +59,7 @@ packcache_map(const char *path, size_t floats, struct packcache *pc)
 	struct stat	 sb;
 	size_t		 len = PACK_HEADER + floats * sizeof(float), count;
 	char		*map;
-	int		 fd;
+	int		 fd, guard;
 
 	memset(pc, 0, sizeof(*pc));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -64,9 +69,11 @@ packcache_map(const char *path, size_t floats, struct packcache *pc)
 		close(fd);
 		return -1;
 	}
+	guard = mapguard_add(fd, map, len);
 	memcpy(&count, map + PACK_COUNT_AT, sizeof(count));
 	if (memcmp(map, PACK_MAGIC, sizeof(PACK_MAGIC) - 1) != 0 ||
-	    count != floats) {
+	    count != floats || !mapguard_intact(guard)) {
+		mapguard_remove(guard);
 		munmap(map, len);
 		close(fd);
 		return -1;
@@ -76,9 +83,16 @@ packcache_map(const char *path, size_t floats, struct packcache *pc)
 	close(fd);
 	pc->map = map;
 	pc->map_len = len;
+	pc->guard = guard;
 	pc->data = (float *)(void *)(map + PACK_HEADER);
 	pc->floats = floats;
 	return 0;
+}
+
+bool
+packcache_intact(const struct packcache *pc)
+{
+	return mapguard_intact(pc->guard);
 }
 
 void
@@ -139,6 +153,7 @@ packcache_save(const char *path, const struct packcache *pc,
 void
 packcache_release(struct packcache *pc)
 {
+	mapguard_remove(pc->guard);
 	if (pc->map != NULL)
 		munmap(pc->map, pc->map_len);
 	else

@@ -2,6 +2,7 @@
 #ifndef THATCH_EMBED_PACKCACHE_H
 #define THATCH_EMBED_PACKCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct err;
@@ -12,6 +13,7 @@ struct packcache {
 	size_t	 floats;
 	void	*map;		/* the file's mapping, or NULL: allocated */
 	size_t	 map_len;
+	int	 guard;		/* the mapping's mapguard, or 0 */
 };
 
 /*
@@ -20,6 +22,13 @@ struct packcache {
  * packs anew; there is nothing to report).
  */
 int	packcache_map(const char *path, size_t floats, struct packcache *);
+
+/*
+ * Whether the floats are still the file's: false for good once the file
+ * was cut under its mapping (util/mapguard.h), when what was read from
+ * it is zeros. Always true for allocated floats.
+ */
+bool	packcache_intact(const struct packcache *);
 
 /* Fresh memory for floats floats, in 2 MB pages where the kernel allows. */
 void	packcache_alloc(size_t floats, struct packcache *);

@@ -12,6 +12,10 @@
  *  3. Nothing is read outside [map, map + size).
  *  4. The mapping starts on a 2 MB boundary with MADV_HUGEPAGE
  *     (util/hugemap.c: each 2 MB of weights one page-table entry).
+ *  5. The mapping is guarded from before the header is read until it is
+ *     unmapped (util/mapguard.c): a file cut under a running process
+ *     reads as zeros and st_intact turns false, where the read would
+ *     have raised SIGBUS. A cut while st_open parses fails the open.
  */
 #include "embed/st.h"
 
@@ -29,6 +33,7 @@
 #include "util/err.h"
 #include "util/hugemap.h"
 #include "util/jsonx.h"
+#include "util/mapguard.h"
 #include "util/xmalloc.h"
 
 /* A larger header is not a model thatch can run (bge-base: 20 KB). */
@@ -188,7 +193,7 @@ st_open(const char *path, struct st **out, struct err *err)
 {
 	struct stat	 sb;
 	void		*map = MAP_FAILED;
-	int		 fd, rc = -1;
+	int		 fd, guard = 0, rc = -1;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -208,16 +213,26 @@ st_open(const char *path, struct st **out, struct err *err)
 		err_errno(err, "cannot map '%s'", path);
 		goto out;
 	}
+	guard = mapguard_add(fd, map, (size_t)sb.st_size);
 	if (st_parse(map, (size_t)sb.st_size, out, err) != 0) {
 		err_wrap(err, "'%s'", path);
 		goto out;
 	}
+	if (!mapguard_intact(guard)) {
+		st_close(*out);
+		*out = NULL;
+		err_set(err, "'%s' was cut while being read", path);
+		goto out;
+	}
 	(*out)->map = map;
+	(*out)->guard = guard;
 	map = MAP_FAILED;
 	rc = 0;
 out:
-	if (map != MAP_FAILED)
+	if (map != MAP_FAILED) {
+		mapguard_remove(guard);
 		munmap(map, (size_t)sb.st_size);
+	}
 	close(fd);
 	return rc;
 }
@@ -232,6 +247,7 @@ st_close(struct st *st)
 	for (i = 0; i < st->n; i++)
 		free(st->tensors[i].name);
 	free(st->tensors);
+	mapguard_remove(st->guard);
 	if (st->map != NULL)
 		munmap(st->map, st->size);
 	free(st);
@@ -253,6 +269,12 @@ st_unmap_pages(const struct st *st, const struct st_tensor *sparse)
 	    st_dtype_size(sparse->dtype) + page - 1) & ~(page - 1);
 	madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
 	madvise((void *)lo, hi - lo, MADV_RANDOM);
+}
+
+bool
+st_intact(const struct st *st)
+{
+	return mapguard_intact(st->guard);
 }
 
 const struct st_tensor *

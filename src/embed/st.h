@@ -2,6 +2,7 @@
 #ifndef THATCH_EMBED_ST_H
 #define THATCH_EMBED_ST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,7 @@ struct st_tensor {
 struct st {
 	void		*map;		/* owned: mmap of the file, or NULL */
 	size_t		 size;
+	int		 guard;		/* owned: the map's mapguard, or 0 */
 	struct st_tensor *tensors;	/* owned */
 	size_t		 n;
 };
@@ -36,7 +38,8 @@ struct st {
 /*
  * Map the file at path read-only and parse it with st_parse. Fails on any
  * I/O error or anything st_parse refuses, with the path in the message.
- * Close with st_close.
+ * The mapping is guarded (util/mapguard.h): check st_intact after reading
+ * tensors. Close with st_close.
  */
 int	st_open(const char *path, struct st **, struct err *);
 
@@ -61,6 +64,13 @@ void	st_close(struct st *);
  * texts.
  */
 void	st_unmap_pages(const struct st *, const struct st_tensor *sparse);
+
+/*
+ * Whether every read of the mapping so far saw the file: false for good
+ * once the file was cut under it (what was read is then zeros, not
+ * weights, and the st should be closed). True for an st_parse image.
+ */
+bool	st_intact(const struct st *);
 
 /* The tensor called name, or NULL. */
 const struct st_tensor *st_find(const struct st *, const char *name);

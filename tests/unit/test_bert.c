@@ -6,7 +6,8 @@
  * AVX2 kernels and with CBLAS, which other CPUs would use; a packed copy
  * that is
  * damaged, cut short or cannot be written costs time, never a wrong
- * vector; and a model folder that is not a BERT encoder is refused with a
+ * vector, even when it is cut under a running process; a model file cut
+ * under one fails the call with a reason, not SIGBUS; and a model folder that is not a BERT encoder is refused with a
  * message, not a crash.
  */
 #include <dirent.h>
@@ -266,6 +267,105 @@ test_an_unwritable_cache_still_embeds(void)
 	free(blocker);
 }
 
+/* Copy the tiny model's files into a folder of the private cache. */
+static char *
+tiny_copy(void)
+{
+	char	*dir = xasprintf("%s/tiny-copy", cache_home);
+	char	*cmd = xasprintf("mkdir -p '%s' && cp %s/* '%s'", dir, TINY,
+		    dir);
+
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	return dir;
+}
+
+/* Write the tiny model's weights over path in place (same inode). */
+static void
+restore_in_place(const char *path)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	struct err	 err;
+	int		 fd;
+
+	CHECK_INT(fileio_read(TINY "/model.safetensors", &sb, &err), 0);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && write(fd, sb.buf, sb.len) == (ssize_t)sb.len);
+	close(fd);
+	sbuf_release(&sb);
+}
+
+/*
+ * The model file cut in place under an open model (SIGBUS before
+ * mapguard.c): the next embedding fails with a reason and the process
+ * lives; once the file is whole again the next one loads it anew.
+ */
+static void
+test_a_model_cut_under_a_running_process(void)
+{
+	struct err	 err;
+	struct model	*m;
+	float		 good[32], v[32];
+	char		*dir = tiny_copy();
+	char		*file = xasprintf("%s/model.safetensors", dir);
+
+	CHECK_INT(embed_once(good), 0);
+	m = open_model(dir, &err);
+	CHECK(m != NULL);
+	if (m == NULL)
+		goto out;
+	CHECK_INT(model_embed(m, "packed weights", 14, EMBED_PASSAGE, v,
+	    &err), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	CHECK_INT(truncate(file, 1000), 0);
+	CHECK_INT(model_embed(m, "packed weights", 14, EMBED_PASSAGE, v,
+	    &err), -1);
+	CHECK(strstr(err.msg, "model file changed on disk") != NULL);
+	CHECK(strstr(err.msg, "truncated") != NULL);
+	CHECK_INT(model_embed(m, "packed weights", 14, EMBED_PASSAGE, v,
+	    &err), -1);		/* still cut: still a reason, not garbage */
+	restore_in_place(file);
+	CHECK_INT(model_embed(m, "packed weights", 14, EMBED_PASSAGE, v,
+	    &err), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	model_close(m);
+out:
+	free(file);
+	free(dir);
+}
+
+/* The packed copy cut under a process that maps it: packed anew, and the
+ * call that found it cut still returns the right vector. */
+static void
+test_a_pack_file_cut_under_a_running_process(void)
+{
+	struct stat	 a, b;
+	struct err	 err;
+	struct model	*m;
+	float		 good[32], v[32];
+	char		*f, *cmd = xasprintf("rm -rf '%s/thatch/packed'",
+			    cache_home);
+
+	CHECK_INT(system(cmd), 0);	/* so that pack_file finds ours */
+	free(cmd);
+	CHECK_INT(embed_once(good), 0);
+	m = open_model(TINY, &err);	/* maps the file embed_once kept */
+	f = pack_file();
+	CHECK(m != NULL && f != NULL);
+	if (m == NULL || f == NULL)
+		goto out;
+	CHECK_INT(stat(f, &a), 0);
+	CHECK_INT(truncate(f, 5000), 0);
+	CHECK_INT(model_embed(m, "packed weights", 14, EMBED_PASSAGE, v,
+	    &err), 0);
+	CHECK(memcmp(good, v, sizeof(v)) == 0);
+	CHECK_INT(stat(f, &b), 0);
+	CHECK(a.st_size == b.st_size && a.st_ino != b.st_ino);	/* anew */
+out:
+	model_close(m);
+	free(f);
+}
+
 /* A file in the packed-weights folder, last modified days ago. */
 static char *
 aged(const char *name, int days)
@@ -334,5 +434,7 @@ CHECK_MAIN(
 	TEST(test_a_damaged_pack_file_is_packed_anew),
 	TEST(test_an_unwritable_cache_still_embeds),
 	TEST(test_saving_sweeps_packed_weights_unused_for_a_month),
+	TEST(test_a_model_cut_under_a_running_process),
+	TEST(test_a_pack_file_cut_under_a_running_process),
 	TEST(test_cleanup)
 )

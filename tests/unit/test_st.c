@@ -2,11 +2,14 @@
  * test_st.c — the safetensors reader takes good files, refuses bad ones
  * with a reason, and never reads outside the image whatever the header
  * says: targeted corruptions, then thousands of deterministic mutations
- * (run under ASan by `make test`).
+ * (run under ASan by `make test`); and a file cut under its mapping
+ * reads as zeros and says so instead of killing the process.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "embed/st.h"
@@ -228,9 +231,60 @@ test_widening(void)
 	CHECK_NEAR(out[0], -10.0, 0);
 }
 
+/*
+ * A file cut in place under st_open's mapping: the next read of a lost
+ * page gives zeros instead of SIGBUS, and st_intact says so for good.
+ */
+static void
+test_a_file_cut_under_its_mapping(void)
+{
+	struct sbuf		 sb = SBUF_INIT;
+	struct st		*st = NULL;
+	struct err		 err;
+	const struct st_tensor	*t;
+	char			 path[] = "/tmp/thatch-test-st.XXXXXX";
+	float			*row = xreallocarray(NULL, 16384, sizeof(float));
+	int			 fd = mkstemp(path);
+
+	/* 64 KB of weights, 0x3c3c3c3c each: pages well past the header */
+	image(&sb, "{\"w\":{\"dtype\":\"F32\",\"shape\":[16384],"
+	    "\"data_offsets\":[0,65536]}}", 65536);
+	CHECK(write(fd, sb.buf, sb.len) == (ssize_t)sb.len);
+	close(fd);
+	CHECK_INT(st_open(path, &st, &err), 0);
+	if (st == NULL)
+		return;
+	t = st_find(st, "w");
+	st_read(t, 0, t->count, row);
+	CHECK(row[16383] > 0.01f && st_intact(st));
+	CHECK_INT(truncate(path, 1000), 0);
+	st_read(t, 0, t->count, row);
+	CHECK(row[16383] == 0.0f);
+	CHECK(!st_intact(st));
+	st_close(st);
+	/* and a cut inside the last page: no fault, but the size tells */
+	CHECK_INT(truncate(path, 0), 0);
+	fd = open(path, O_WRONLY);
+	CHECK(write(fd, sb.buf, sb.len) == (ssize_t)sb.len);
+	close(fd);
+	CHECK_INT(st_open(path, &st, &err), 0);
+	CHECK(st != NULL && st_intact(st));
+	CHECK_INT(truncate(path, (off_t)sb.len - 1), 0);
+	CHECK(st != NULL && !st_intact(st));
+	st_close(st);
+	/* an image st_parse was given has nothing to lose */
+	CHECK_INT(st_parse(sb.buf, sb.len, &st, &err), 0);
+	CHECK(st != NULL && st_intact(st));
+	st_close(st);
+	unlink(path);
+	free(row);
+	sbuf_release(&sb);
+}
+
 CHECK_MAIN(
 	TEST(test_good_file),
 	TEST(test_bad_files),
 	TEST(test_mutations_never_read_outside),
-	TEST(test_widening)
+	TEST(test_widening),
+	TEST(test_a_file_cut_under_its_mapping)
 )
