@@ -19,10 +19,15 @@ M="writing commit messages"
 P="use the imperative mood in the subject line"
 prompt() { printf '{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"%s"}\n' "$1"; }
 
-start() {	# start the MCP server on a fresh fifo
+start() {	# start an MCP server on a fresh fifo, with its own reply file
 	rm -f "$TEST_DIR/in"
 	mkfifo "$TEST_DIR/in"
-	thatch mcp <"$TEST_DIR/in" >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
+	# Not one shared file truncated by the child's `>`: that happens only
+	# once the child is scheduled after the fifo opens, and until then the
+	# last server's reply with the same id would pass for this one's.
+	nservers=$((${nservers:-0} + 1))
+	out=$TEST_DIR/out.$nservers
+	thatch mcp <"$TEST_DIR/in" >"$out" 2>"$TEST_DIR/err.$nservers" &
 	mcp_pid=$!
 	exec 7>"$TEST_DIR/in"
 	n=0
@@ -33,22 +38,31 @@ rpc() {	# rpc METHOD PARAMS: send a request with the next id
 	n=$((n + 1))
 	printf '{"jsonrpc":"2.0","id":%d,"method":"%s","params":%s}\n' "$n" "$1" "$2" >&7
 }
+reply() {	# reply ID: the tool's text in the whole reply line with that id
+	python3 -c 'import json,sys
+for line in open(sys.argv[1], "rb"):
+    if not line.endswith(b"\n"):
+        break	# still being written: a read may see part of a write
+    m = json.loads(line)
+    if m.get("id") == int(sys.argv[2]):
+        r = m["result"]
+        sys.stdout.write(("ERROR " if r["isError"] else "")+r["content"][0]["text"])
+        sys.exit(0)
+sys.exit(1)' "$out" "$1"
+}
 call() {	# call TOOL ARGS: R = the tool's text ("ERROR " first if isError)
 	rpc tools/call "{\"name\":\"$1\",\"arguments\":$2}"
 	local deadline=$((SECONDS + 20))
-	R=TIMEOUT
-	until grep -q "\"id\":$n[,}]" "$TEST_DIR/out"; do
+	until grep -q "\"id\":$n[,}]" "$out" && R=$(reply "$n"); do
+		R=TIMEOUT
 		[ $SECONDS -ge $deadline ] && return
 		sleep 0.05
 	done
-	R=$(grep "\"id\":$n[,}]" "$TEST_DIR/out" | python3 -c 'import json,sys
-r=json.loads(sys.stdin.readline())["result"]
-sys.stdout.write(("ERROR " if r["isError"] else "")+r["content"][0]["text"])')
 }
 
 # --- a server whose model cannot load still answers initialize, unseeded
 THATCH_MODEL=$TEST_DIR/no-model start
-wait_for "initialize is answered without loading the model" 10 grep -q '"id":1,' "$TEST_DIR/out"
+wait_for "initialize is answered without loading the model" 10 grep -q '"id":1,' "$out"
 call behavior_list '{"store":"global"}'
 expect_eq "no model, no seeding: global has no behaviors" \
     'No behaviors in "global".' "$R"

@@ -172,6 +172,8 @@ fixture_open(struct fixture *f, const char *name)
 	setenv("THATCH_MODEL", "fixtures/embed/tiny-bert", 1);
 	setenv("HF_ENDPOINT", "http://127.0.0.1:9", 1);
 	f->st = tmpdb_open(name);
+	/* the packed weights go to the private folder, not the user's cache */
+	setenv("XDG_CACHE_HOME", tmpdb_dir, 1);
 	paths_init(&f->paths);
 	tool_ctx_init(&f->ctx, f->st, "o/r", &f->paths);
 	/* 2025-03-07T14:05:09.042Z */
