@@ -8,13 +8,22 @@
  *     "" is present), hosts-hooks-cli §0.3.
  *  2. Output is one line: plain text starting with "[thatch]" or compact
  *     JSON, never both.
+ *  3. A hook's time and memory do not grow with what arrives on stdin:
+ *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string (a 50 MB
+ *     tool output costs a pass over it, not 50 MB), refuses input with
+ *     more than HOOK_INPUT_MAX bytes of the rest, and stops reading after
+ *     HOOK_STDIN_MAX. Everything a hook uses of a string is far shorter
+ *     than the bound (outputs and args are cut to at most 1000 units when
+ *     queued, a prompt is embedded from its first 512 tokens).
  */
 #include "host/hook.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/behavior.h"
 #include "core/engine.h"
@@ -31,15 +40,115 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
+/*
+ * The reader of invariant 3: a JSON lexer that passes the text through
+ * but keeps only the first HOOK_STRING_MAX bytes of each string. It cuts
+ * only between characters (never inside a UTF-8 sequence, an escape or a
+ * surrogate pair), so the result is valid JSON whenever the input is.
+ */
+struct clip {
+	enum { CLIP_OUT, CLIP_STR, CLIP_ESC, CLIP_HEX } state;
+	int		hex;		/* hex digits still to come in \uXXXX */
+	unsigned	code;		/* the \uXXXX read so far */
+	bool		high;		/* the last unit kept opened a pair */
+	bool		dropping;	/* past the bound: skip to the quote */
+	size_t		kept;		/* bytes of this string kept */
+};
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+}
+
+/* Feed n bytes of input through c, appending what is kept to out. */
+static void
+clip_feed(struct clip *c, const unsigned char *p, size_t n, struct sbuf *out)
+{
+	const unsigned char	*end = p + n;
+
+	for (; p < end; p++) {
+		if (c->state == CLIP_STR && c->dropping) {
+			while (p < end && *p != '"' && *p != '\\')
+				p++;	/* the fast path through a long one */
+			if (p == end)
+				break;
+		}
+		switch (c->state) {
+		case CLIP_OUT:
+			if (*p == '"')
+				*c = (struct clip){ .state = CLIP_STR };
+			break;
+		case CLIP_STR:
+			if (*p == '"') {
+				c->state = CLIP_OUT;
+				c->dropping = false;
+				break;
+			}
+			/* a character starts here: the place to cut */
+			if (!c->dropping && c->kept >= HOOK_STRING_MAX &&
+			    (*p & 0xC0) != 0x80 && !c->high)
+				c->dropping = true;
+			if (*p == '\\')
+				c->state = CLIP_ESC;
+			else
+				c->high = false;
+			c->kept++;
+			break;
+		case CLIP_ESC:
+			c->state = *p == 'u' ? CLIP_HEX : CLIP_STR;
+			c->hex = 4;
+			c->code = 0;
+			c->high = false;
+			c->kept++;
+			break;
+		case CLIP_HEX:
+			c->code = c->code << 4 | (unsigned)hexval(*p);
+			if (--c->hex == 0) {
+				c->state = CLIP_STR;
+				c->high = c->code >= 0xD800 && c->code <= 0xDBFF;
+			}
+			c->kept++;
+			break;
+		}
+		if (!c->dropping)
+			sbuf_addc(out, (char)*p);
+	}
+}
+
 json_t *
 hook_read(int fd, struct err *err)
 {
+	struct clip	 c = { .state = CLIP_OUT };
 	struct sbuf	 sb = SBUF_INIT;
+	unsigned char	 buf[65536];
+	size_t		 total = 0;
+	ssize_t		 n;
 	json_t		*v = NULL;
 
 	sbuf_init(&sb);
-	if (fileio_read_fd(fd, &sb, err) != 0)
-		goto out;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_errno(err, "cannot read hook input");
+			goto out;
+		}
+		if ((total += (size_t)n) > HOOK_STDIN_MAX) {
+			err_set(err, "hook input is over %d MiB; ignored",
+			    HOOK_STDIN_MAX >> 20);
+			goto out;
+		}
+		clip_feed(&c, buf, (size_t)n, &sb);
+		if (sb.len > HOOK_INPUT_MAX) {
+			err_set(err, "hook input is over %d MiB outside its "
+			    "long strings; ignored", HOOK_INPUT_MAX >> 20);
+			goto out;
+		}
+	}
 	v = jsonx_parse(sb.buf, sb.len, "hook input", err);
 	if (v != NULL && !json_is_object(v)) {
 		json_decref(v);
@@ -130,28 +239,18 @@ hook_verdict(const char *tool, bool failed)
 	return QUEUE_KEEP;
 }
 
-static char *
-queue_payload_of(struct tool_ctx *ctx, const char *sid)
+static int
+queue_payload_of(struct tool_ctx *ctx, const char *sid, struct sbuf *out,
+    struct err *err)
 {
-	struct sbuf	sb = SBUF_INIT;
-	struct err	err;
-
-	sbuf_init(&sb);
-	if (queue_payload(ctx->paths->queue_dir, sid, ctx->default_store, &sb,
-	    &err) != 1) {
-		sbuf_release(&sb);
-		return NULL;	/* an unreadable queue reads as empty */
-	}
-	return sbuf_detach(&sb, NULL);
+	return queue_payload(ctx->paths->queue_dir, sid, ctx->default_store,
+	    out, err);
 }
 
-static void
-queue_drain_of(struct tool_ctx *ctx, const char *sid)
+static int
+queue_drain_of(struct tool_ctx *ctx, const char *sid, struct err *err)
 {
-	struct err	err;
-
-	if (queue_drain(ctx->paths->queue_dir, sid, &err) != 0)
-		log_warn("extraction_done: %s", err.msg);
+	return queue_drain(ctx->paths->queue_dir, sid, err);
 }
 
 void
