@@ -31,14 +31,20 @@
  *     file: a symlink planted as a queue file is refused, not followed,
  *     and a FIFO cannot block a hook.
  *  4. Readers hold at most one line of QUEUE_LINE_MAX bytes and QUEUE_CAP
- *     records: longer lines are skipped as they stream past, records
- *     without a string "tool" are skipped, and the strings that can be
- *     long (output, args) are clipped as read, with no effect on anything
- *     a consumer sees (the payload cuts harder).
+ *     records: every string of a line is cut to QUEUE_STRING_MAX bytes
+ *     as it streams past (invariant 7), so a line of 50 MB costs a scan,
+ *     not a parse; a line still longer than QUEUE_LINE_MAX (structure,
+ *     not strings) is skipped, and so is a record without a string
+ *     "tool". The strings that can be long (output, args) are then cut
+ *     further, with no effect on anything a consumer sees (the payload
+ *     cuts harder).
  *  5. At most QUEUE_CAP records are on disk after any append, and no line
  *     written is longer than QUEUE_LINE_MAX.
  *  6. No file name is built from a session id except through safe_id,
  *     whose output has only [A-Za-z0-9_-] and is never empty, "." or "..".
+ *  7. queue_clip_feed cuts a JSON string only between characters (never
+ *     inside a UTF-8 sequence, an escape or a surrogate pair), so what it
+ *     passes on is valid JSON whenever its input is.
  */
 #include "core/queue.h"
 
@@ -148,13 +154,21 @@ dir_open(const char *dir)
 	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* Whether errno says there is no such directory: ENOTDIR when a file
+ * sits where a parent of it would be (a broken XDG_CACHE_HOME). */
+static bool
+no_dir(void)
+{
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
 /* True when dir does not exist: nothing to drain or sweep there. */
 static bool
 dir_missing(const char *dir)
 {
 	struct stat	st;
 
-	return stat(dir, &st) != 0 && errno == ENOENT;
+	return stat(dir, &st) != 0 && no_dir();
 }
 
 /* Invariant 1: returns the locked directory fd, or -1 with err set. */
@@ -276,7 +290,8 @@ temp_name(const char *name)
 		/* no entropy yet: O_EXCL|O_NOFOLLOW still keep us safe */
 		clock_gettime(CLOCK_REALTIME, &ts);
 		v = (unsigned long long)ts.tv_nsec << 20 ^
-		    (unsigned long long)getpid() ^ (unsigned long long)ts.tv_sec;
+		    (unsigned long long)getpid() ^
+		    (unsigned long long)ts.tv_sec;
 	}
 	return xasprintf("%s.tmp.%016llx", name, v);
 }
@@ -326,6 +341,77 @@ remove_file(int dfd, const char *dir, const char *name, struct err *err)
 	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
 		return err_errno(err, "cannot remove '%s/%s'", dir, name);
 	return 0;
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+}
+
+/*
+ * Invariant 7: one character ends where the next byte is no UTF-8
+ * continuation byte and no low surrogate must follow; only there is a
+ * string cut.
+ */
+void
+queue_clip_feed(struct queue_clip *c, const void *in, size_t n, size_t max,
+    struct sbuf *out)
+{
+	const unsigned char	*p = in, *end = p + n;
+
+	for (; p < end; p++) {
+		if (c->state == QUEUE_CLIP_STR && c->dropping) {
+			while (p < end && *p != '"' && *p != '\\')
+				p++;	/* the fast path through a long one */
+			if (p == end)
+				break;
+		}
+		switch (c->state) {
+		case QUEUE_CLIP_OUT:
+			if (*p == '"')
+				*c = (struct queue_clip){
+					.state = QUEUE_CLIP_STR };
+			break;
+		case QUEUE_CLIP_STR:
+			if (*p == '"') {
+				c->state = QUEUE_CLIP_OUT;
+				c->dropping = false;
+				break;
+			}
+			/* a character starts here: the place to cut */
+			if (!c->dropping && c->kept >= max &&
+			    (*p & 0xC0) != 0x80 && !c->high)
+				c->dropping = true;
+			if (*p == '\\')
+				c->state = QUEUE_CLIP_ESC;
+			else
+				c->high = false;
+			c->kept++;
+			break;
+		case QUEUE_CLIP_ESC:
+			c->state = *p == 'u' ? QUEUE_CLIP_HEX : QUEUE_CLIP_STR;
+			c->hex = 4;
+			c->code = 0;
+			c->high = false;
+			c->kept++;
+			break;
+		case QUEUE_CLIP_HEX:
+			c->code = c->code << 4 | (unsigned)hexval(*p);
+			if (--c->hex == 0) {
+				c->state = QUEUE_CLIP_STR;
+				c->high = c->code >= 0xD800 &&
+				    c->code <= 0xDBFF;
+			}
+			c->kept++;
+			break;
+		}
+		if (!c->dropping)
+			sbuf_addc(out, (char)*p);
+	}
 }
 
 /* Cut the string s to max UTF-16 units and "...", when it is longer. */
@@ -404,10 +490,10 @@ static int
 read_records(int dfd, const char *dir, const char *name, json_t *out,
     struct err *err)
 {
+	struct queue_clip c = { .state = QUEUE_CLIP_OUT };
 	struct sbuf	 line = SBUF_INIT;
 	char		 buf[65536], *p, *end, *nl;
-	size_t		 skipped = 0, seg;
-	bool		 skipping = false;
+	size_t		 skipped = 0;
 	ssize_t		 n;
 	int		 fd, rc;
 
@@ -423,23 +509,20 @@ read_records(int dfd, const char *dir, const char *name, json_t *out,
 		}
 		for (p = buf, end = buf + n; p < end; p = nl + 1) {
 			nl = memchr(p, '\n', (size_t)(end - p));
-			seg = (size_t)((nl != NULL ? nl : end) - p);
-			if (!skipping && line.len + seg > QUEUE_LINE_MAX) {
-				skipping = true;
-				skipped++;
-				sbuf_reset(&line);
-			}
-			if (!skipping)
-				sbuf_add(&line, p, seg);
+			if (line.len <= QUEUE_LINE_MAX)
+				queue_clip_feed(&c, p, (size_t)((nl != NULL ?
+				    nl : end) - p), QUEUE_STRING_MAX, &line);
 			if (nl == NULL)
 				break;
-			if (!skipping)
+			if (line.len <= QUEUE_LINE_MAX)
 				take_line(line.buf, line.len, out);
-			skipping = false;
+			else
+				skipped++;
+			c = (struct queue_clip){ .state = QUEUE_CLIP_OUT };
 			sbuf_reset(&line);
 		}
 	}
-	if (rc == 0 && !skipping && line.len > 0)
+	if (rc == 0 && line.len > 0 && line.len <= QUEUE_LINE_MAX)
 		take_line(line.buf, line.len, out);
 	close(fd);
 	sbuf_release(&line);
@@ -456,7 +539,7 @@ queue_peek(const char *dir, const char *sid, json_t **out, struct err *err)
 	int	 dfd, rc = 0;
 
 	*out = json_array();
-	if ((dfd = dir_open(dir)) < 0 && errno != ENOENT)
+	if ((dfd = dir_open(dir)) < 0 && !no_dir())
 		rc = err_errno(err, "cannot open queue directory '%s'", dir);
 	else if (dfd >= 0) {
 		rc = read_records(dfd, dir, name, *out, err);

@@ -20,7 +20,13 @@ struct sbuf;
 #define QUEUE_OUTPUT_MAX	500
 /* Strings inside a record's args are stored cut to this and "...". */
 #define QUEUE_ARG_MAX	1000
-/* Readers skip longer lines without holding them; writers write none. */
+/*
+ * Readers cut every string of a line to QUEUE_STRING_MAX bytes as they
+ * read it (queue_clip_feed), so a line of any length costs a scan (§4.8:
+ * older versions stored string outputs whole); a line still longer than
+ * QUEUE_LINE_MAX is skipped without being held. Writers write none.
+ */
+#define QUEUE_STRING_MAX	(64 << 10)
 #define QUEUE_LINE_MAX	(1 << 20)
 /* Seconds before the sweep takes a killed writer's temporary file. */
 #define QUEUE_TMP_AGE	300
@@ -117,6 +123,26 @@ int	queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
  */
 #define QUEUE_MAX_AGE	(7 * 24 * 60 * 60)
 int	queue_prune(const char *dir, long max_age, long now, struct err *);
+
+/*
+ * A JSON lexer that passes text through to out but keeps only the first
+ * max bytes of each string, cutting only between characters, so the
+ * result is valid JSON whenever the input is; input may come in pieces
+ * of any size. The queue's readers and hook stdin (hook_read) use it to
+ * bound what they hold. Start from { .state = QUEUE_CLIP_OUT }.
+ */
+struct queue_clip {
+	enum {
+		QUEUE_CLIP_OUT, QUEUE_CLIP_STR, QUEUE_CLIP_ESC, QUEUE_CLIP_HEX,
+	} state;
+	int		hex;		/* hex digits still to come in \uXXXX */
+	unsigned	code;		/* the \uXXXX read so far */
+	bool		high;		/* the last unit kept opened a pair */
+	bool		dropping;	/* past max: skip to the quote */
+	size_t		kept;		/* bytes of this string kept */
+};
+void	queue_clip_feed(struct queue_clip *, const void *, size_t n,
+	    size_t max, struct sbuf *out);
 
 /* deriveTitle (§4.7): the title stored with a record. New string. */
 char	*queue_title(const char *tool, const json_t *args);

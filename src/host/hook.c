@@ -9,8 +9,9 @@
  *  2. Output is one line: plain text starting with "[thatch]" or compact
  *     JSON, never both.
  *  3. A hook's time and memory do not grow with what arrives on stdin:
- *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string (a 50 MB
- *     tool output costs a pass over it, not 50 MB), refuses input with
+ *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string as it
+ *     reads (queue_clip_feed: a 50 MB tool output costs a pass over it,
+ *     not 50 MB), refuses input with
  *     more than HOOK_INPUT_MAX bytes of the rest, and stops reading after
  *     HOOK_STDIN_MAX. Everything a hook uses of a string is far shorter
  *     than the bound (outputs and args are cut to at most 1000 units when
@@ -40,89 +41,10 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
-/*
- * The reader of invariant 3: a JSON lexer that passes the text through
- * but keeps only the first HOOK_STRING_MAX bytes of each string. It cuts
- * only between characters (never inside a UTF-8 sequence, an escape or a
- * surrogate pair), so the result is valid JSON whenever the input is.
- */
-struct clip {
-	enum { CLIP_OUT, CLIP_STR, CLIP_ESC, CLIP_HEX } state;
-	int		hex;		/* hex digits still to come in \uXXXX */
-	unsigned	code;		/* the \uXXXX read so far */
-	bool		high;		/* the last unit kept opened a pair */
-	bool		dropping;	/* past the bound: skip to the quote */
-	size_t		kept;		/* bytes of this string kept */
-};
-
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
-}
-
-/* Feed n bytes of input through c, appending what is kept to out. */
-static void
-clip_feed(struct clip *c, const unsigned char *p, size_t n, struct sbuf *out)
-{
-	const unsigned char	*end = p + n;
-
-	for (; p < end; p++) {
-		if (c->state == CLIP_STR && c->dropping) {
-			while (p < end && *p != '"' && *p != '\\')
-				p++;	/* the fast path through a long one */
-			if (p == end)
-				break;
-		}
-		switch (c->state) {
-		case CLIP_OUT:
-			if (*p == '"')
-				*c = (struct clip){ .state = CLIP_STR };
-			break;
-		case CLIP_STR:
-			if (*p == '"') {
-				c->state = CLIP_OUT;
-				c->dropping = false;
-				break;
-			}
-			/* a character starts here: the place to cut */
-			if (!c->dropping && c->kept >= HOOK_STRING_MAX &&
-			    (*p & 0xC0) != 0x80 && !c->high)
-				c->dropping = true;
-			if (*p == '\\')
-				c->state = CLIP_ESC;
-			else
-				c->high = false;
-			c->kept++;
-			break;
-		case CLIP_ESC:
-			c->state = *p == 'u' ? CLIP_HEX : CLIP_STR;
-			c->hex = 4;
-			c->code = 0;
-			c->high = false;
-			c->kept++;
-			break;
-		case CLIP_HEX:
-			c->code = c->code << 4 | (unsigned)hexval(*p);
-			if (--c->hex == 0) {
-				c->state = CLIP_STR;
-				c->high = c->code >= 0xD800 && c->code <= 0xDBFF;
-			}
-			c->kept++;
-			break;
-		}
-		if (!c->dropping)
-			sbuf_addc(out, (char)*p);
-	}
-}
-
 json_t *
 hook_read(int fd, struct err *err)
 {
-	struct clip	 c = { .state = CLIP_OUT };
+	struct queue_clip c = { .state = QUEUE_CLIP_OUT };
 	struct sbuf	 sb = SBUF_INIT;
 	unsigned char	 buf[65536];
 	size_t		 total = 0;
@@ -142,7 +64,7 @@ hook_read(int fd, struct err *err)
 			    HOOK_STDIN_MAX >> 20);
 			goto out;
 		}
-		clip_feed(&c, buf, (size_t)n, &sb);
+		queue_clip_feed(&c, buf, (size_t)n, HOOK_STRING_MAX, &sb);
 		if (sb.len > HOOK_INPUT_MAX) {
 			err_set(err, "hook input is over %d MiB outside its "
 			    "long strings; ignored", HOOK_INPUT_MAX >> 20);

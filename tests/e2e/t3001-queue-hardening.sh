@@ -101,8 +101,15 @@ fi
 expect_ok "the 50 MB output is queued as a line of a few KB" test "$(stat -c %s "$Q/big.jsonl")" -lt 8192
 expect_contains "the stored output is cut like an object one, with an ellipsis" "$(cat "$Q/big.jsonl")" 'xxx..."}'
 expect_ok "Cursor's 50 MB tool_output is queued small too" test "$(stat -c %s "$Q/bigc.jsonl")" -lt 8192
-expect_contains "lines over 1 MiB are skipped, the records between them kept" \
-    "$(prompt huge "please go on with the change" | thatch flush-tools)" "3 queued tool interactions"
+expect_contains "an older version's 30 MB lines are offered all the same, cut" \
+    "$(prompt huge "please go on with the change" | thatch flush-tools)" "6 queued tool interactions"
+python3 -c 'import json
+print(json.dumps({"tool":"Bash","sessionID":"old","args":{"command":"make"},"title":"make","output":"y"*3_000_000}))' >"$Q/old.jsonl"
+expect_contains "an older version's 3 MB line is still offered" \
+    "$(prompt old "please go on with the change" | thatch flush-tools)" "1 queued tool interaction is"
+batch old "[$bash_call]" | thatch buffer-batch
+expect_eq "... and shrinks to a few KB with the next append" "2:small" \
+    "$(records "$Q/old.jsonl"):$( [ "$(stat -c %s "$Q/old.jsonl")" -lt 8192 ] && echo small)"
 out=$( { printf '{"session_id":"big","prompt":"'; yes; } | timeout 30 "$THATCH_BIN" flush-tools 2>"$TEST_DIR/err"); rc=$?
 expect_eq "stdin that never ends: flush-tools stops reading and exits 0" 0 $rc
 expect_contains "... and still nudges" "$out" "did you learn"

@@ -182,8 +182,8 @@ static void
 long_strings_on_stdin_are_cut_between_characters(void)
 {
 	static const char *const	units[] = { "x", "\xc3\xa9",
-		"\xf0\x9f\x98\x80", "\\u00e9", "\\ud83d\\ude00", "\\\"", "ab\\n",
-		NULL };
+		"\xf0\x9f\x98\x80", "\\u00e9", "\\ud83d\\ude00", "\\\"",
+		"ab\\n", NULL };
 	const char *const		*u;
 	struct err			 err;
 	json_t				*in;

@@ -442,21 +442,33 @@ a_record_without_args_has_a_payload(void)
 }
 
 static void
-over_long_lines_are_skipped(void)
+long_lines_are_cut_or_skipped(void)
 {
 	char		*dir = tmpdir();
 	struct sbuf	 sb = SBUF_INIT;
+	json_t		*recs;
 	size_t		 i;
 
 	sbuf_init(&sb);
+	/* an older version's 2 MiB output is read, cut as it streams past */
 	sbuf_adds(&sb, "{\"tool\":\"A\"}\n{\"tool\":\"Big\",\"output\":\"");
-	for (i = 0; i < QUEUE_LINE_MAX; i++)
+	for (i = 0; i < 2 * QUEUE_LINE_MAX; i++)
 		sbuf_addc(&sb, 'x');
-	sbuf_adds(&sb, "\"}\n{\"tool\":\"B\"}\n");
+	/* a line that is long without long strings is skipped */
+	sbuf_adds(&sb, "\"}\n{\"tool\":\"Wide\",\"args\":[0");
+	for (i = 0; i < QUEUE_LINE_MAX; i++)
+		sbuf_adds(&sb, ",0");
+	sbuf_adds(&sb, "]}\n{\"tool\":\"B\"}\n");
 	plant(dir, "s.jsonl", sb.buf, sb.len);
-	CHECK_INT(queued(dir, "s"), 2);
+	CHECK_INT(queue_peek(dir, "s", &recs, NULL), 0);
+	CHECK_INT(json_array_size(recs), 3);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(recs, 1),
+	    "tool")), "Big");
+	CHECK_INT(json_string_length(json_object_get(json_array_get(recs, 1),
+	    "output")), QUEUE_OUTPUT_MAX + 3);
+	json_decref(recs);
 	append_one(dir, "s", "C", "c", QUEUE_KEEP);
-	CHECK_INT(lines_that_are_records(dir, "s.jsonl"), 3);
+	CHECK_INT(lines_that_are_records(dir, "s.jsonl"), 4);
 	sbuf_release(&sb);
 	rmdir_all(dir);
 }
@@ -480,7 +492,8 @@ long_strings_are_stored_cut(void)
 	CHECK_INT(json_string_length(json_object_get(rec, "output")), 503);
 	CHECK_STR(json_string_value(json_object_get(rec, "output")) + 497,
 	    "xxx...");
-	CHECK_INT(json_string_length(json_array_get(json_object_get(json_object_get(rec, "args"), "more"), 0)), 1003);
+	CHECK_INT(json_string_length(json_array_get(json_object_get(
+	    json_object_get(rec, "args"), "more"), 0)), 1003);
 	CHECK_STR(json_string_value(json_object_get(rec, "title")) + 77,
 	    "xxx");
 	json_decref(recs);
@@ -549,7 +562,8 @@ static void
 symlinks_and_fifos_are_refused(void)
 {
 	char		*dir = tmpdir(), *target, *path;
-	const char	 rec[] = "{\"tool\":\"Secret\",\"output\":\"theirs\"}\n";
+	const char	 rec[] = "{\"tool\":\"Secret\",\"output\":"
+			    "\"theirs\"}\n";
 	struct sbuf	 sb = SBUF_INIT;
 	json_t		*recs = NULL;
 	struct err	 err;
@@ -634,7 +648,7 @@ CHECK_MAIN(
 	TEST(a_pending_nudge_is_taken_once),
 	TEST(every_reader_takes_the_regression_inputs),
 	TEST(a_record_without_args_has_a_payload),
-	TEST(over_long_lines_are_skipped),
+	TEST(long_lines_are_cut_or_skipped),
 	TEST(long_strings_are_stored_cut),
 	TEST(a_failed_write_leaves_the_queue_as_it_was),
 	TEST(symlinks_and_fifos_are_refused),
