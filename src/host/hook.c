@@ -11,11 +11,11 @@
  *  3. A hook's time and memory do not grow with what arrives on stdin:
  *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string as it
  *     reads (queue_clip_feed: a 50 MB tool output costs a pass over it,
- *     not 50 MB), refuses input with
- *     more than HOOK_INPUT_MAX bytes of the rest, and stops reading after
- *     HOOK_STDIN_MAX. Everything a hook uses of a string is far shorter
- *     than the bound (outputs and args are cut to at most 1000 units when
- *     queued, a prompt is embedded from its first 512 tokens).
+ *     not 50 MB), refuses input with more than HOOK_INPUT_MAX bytes of
+ *     the rest, and stops reading after HOOK_STDIN_MAX. Everything a hook
+ *     uses of a string is far shorter than the bound (outputs and args
+ *     are cut to at most 1000 units when queued, a prompt is embedded
+ *     from its first 512 tokens).
  */
 #include "host/hook.h"
 
