@@ -42,9 +42,14 @@ tier_extract(struct cli_ctx *ctx, const char *sid, bool cursor,
 	size_t		 n;
 	int		 missed;
 
-	if (sid == NULL || *sid == '\0' ||
-	    queue_peek(ctx->paths.queue_dir, sid, &recs, &err) != 0 ||
-	    (n = json_array_size(recs)) == 0) {
+	if (sid == NULL || *sid == '\0')
+		return false;
+	if (queue_peek(ctx->paths.queue_dir, sid, &recs, &err) != 0) {
+		/* §5.6: say why, and let the other tiers speak */
+		fprintf(stderr, "[thatch flush-tools] failed: %s\n", err.msg);
+		return false;
+	}
+	if ((n = json_array_size(recs)) == 0) {
 		json_decref(recs);
 		return false;
 	}

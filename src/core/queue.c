@@ -9,20 +9,42 @@
  * the file discipline; which calls count as thatch's own is the hook's
  * decision (struct queue_call.verdict).
  *
+ * The folder is one other versions of thatch, and people, write too, so
+ * nothing read from it is trusted: any line may be anything.
+ *
  * Invariants:
- *  1. Every writer (append, drain, counter) holds an exclusive flock on
- *     the queue directory itself for its read-modify-write. A lock on the
- *     queue file would not do: the cap rewrite renames a new inode over
- *     it, and a second writer blocked on the old inode would then append
- *     to a file nobody reads. One lock per directory also leaves no lock
- *     files behind; hook writes take well under a millisecond.
- *  2. The queue file only ever changes by one O_APPEND write of whole
- *     lines, by rename of a complete temporary file, or by unlink, so a
- *     lock-free reader (peek) sees whole lines. Nothing is fsync'd: the
- *     queue is a cache, and an fsync would cost more than the hook.
- *  3. At most QUEUE_CAP records are on disk after any append.
- *  4. No file name is built from a session id except through safe_id,
+ *  1. Every writer (append, drain, counter, nudge, sweep) holds an
+ *     exclusive flock on the queue directory itself for its
+ *     read-modify-write. A lock on the queue file would not do: a rewrite
+ *     renames a new inode over it, and a second writer blocked on the old
+ *     inode would then write a file nobody reads. One lock per directory
+ *     also leaves no lock files behind; hook writes take well under a
+ *     millisecond.
+ *  2. A file only ever changes by rename of a complete temporary file
+ *     (write_file) or by unlink, so a lock-free reader (peek) sees the old
+ *     file or the new one, and a full disk or a killed writer leaves the
+ *     old one intact, never a torn line. Nothing is fsync'd: the queue is
+ *     a cache, and an fsync would cost more than the hook. Temporary files
+ *     are <name>.tmp.<random>, created O_EXCL|O_NOFOLLOW 0600, so nobody
+ *     can plant them; one a killed writer left is swept (queue_prune).
+ *  3. Every file is opened O_NOFOLLOW and read only if it is a regular
+ *     file: a symlink planted as a queue file is refused, not followed,
+ *     and a FIFO cannot block a hook.
+ *  4. Readers hold at most one line of QUEUE_LINE_MAX bytes and QUEUE_CAP
+ *     records: every string of a line is cut to QUEUE_STRING_MAX bytes
+ *     as it streams past (invariant 7), so a line of 50 MB costs a scan,
+ *     not a parse; a line still longer than QUEUE_LINE_MAX (structure,
+ *     not strings) is skipped, and so is a record without a string
+ *     "tool". The strings that can be long (output, args) are then cut
+ *     further, with no effect on anything a consumer sees (the payload
+ *     cuts harder).
+ *  5. At most QUEUE_CAP records are on disk after any append, and no line
+ *     written is longer than QUEUE_LINE_MAX.
+ *  6. No file name is built from a session id except through safe_id,
  *     whose output has only [A-Za-z0-9_-] and is never empty, "." or "..".
+ *  7. queue_clip_feed cuts a JSON string only between characters (never
+ *     inside a UTF-8 sequence, an escape or a surrogate pair), so what it
+ *     passes on is valid JSON whenever its input is.
  */
 #include "core/queue.h"
 
@@ -32,13 +54,16 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/err.h"
-#include "util/fileio.h"
 #include "util/jsonx.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/path.h"
 #include "util/sbuf.h"
@@ -48,6 +73,9 @@
 /* Titles and summaries are cut to these many UTF-16 units (§4.7). */
 #define TITLE_MAX	80
 #define SUMMARY_MAX	120
+
+/* Counter files are a number: more than this is not ours to parse. */
+#define COUNT_MAX	32
 
 /* Length of the maximal invalid UTF-8 subpart at s (Unicode §3.9). */
 static size_t
@@ -108,16 +136,39 @@ queue_safe_id(const char *sid)
 	return sbuf_detach(&sb, NULL);
 }
 
+/* The file name of the session's queue file with extension ext. */
 static char *
-queue_file(const char *dir, const char *sid, const char *ext)
+queue_name(const char *sid, const char *ext)
 {
-	char	*safe = queue_safe_id(sid), *name, *path;
+	char	*safe = queue_safe_id(sid), *name;
 
 	name = xasprintf("%s.%s", safe, ext);
-	path = path_join(dir, name);
-	free(name);
 	free(safe);
-	return path;
+	return name;
+}
+
+/* The queue directory as an fd, or -1 with errno set (ENOENT: none). */
+static int
+dir_open(const char *dir)
+{
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Whether errno says there is no such directory: ENOTDIR when a file
+ * sits where a parent of it would be (a broken XDG_CACHE_HOME). */
+static bool
+no_dir(void)
+{
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
+/* True when dir does not exist: nothing to drain or sweep there. */
+static bool
+dir_missing(const char *dir)
+{
+	struct stat	st;
+
+	return stat(dir, &st) != 0 && no_dir();
 }
 
 /* Invariant 1: returns the locked directory fd, or -1 with err set. */
@@ -128,8 +179,7 @@ lock_dir(const char *dir, struct err *err)
 
 	if (path_mkdir_p(dir, 0700, err) != 0)
 		return -1;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if ((fd = dir_open(dir)) < 0)
 		return err_errno(err, "cannot open queue directory '%s'", dir);
 	while (flock(fd, LOCK_EX) != 0) {
 		if (errno != EINTR) {
@@ -148,52 +198,354 @@ unlock_dir(int fd)
 		close(fd);	/* closing drops the flock */
 }
 
+/*
+ * Invariant 3: open dir/name for reading into *fd. Returns 0, 1 when
+ * there is no such file, -1 with err set (a symlink, a FIFO, a folder).
+ */
 static int
-remove_file(const char *path, struct err *err)
+open_file(int dfd, const char *dir, const char *name, int *fd,
+    struct err *err)
 {
-	if (unlink(path) != 0 && errno != ENOENT)
-		return err_errno(err, "cannot remove '%s'", path);
+	struct stat	st;
+
+	*fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (*fd < 0 && errno == ENOENT)
+		return 1;
+	if (*fd < 0 && errno == ELOOP)
+		return err_set(err, "'%s/%s' is a symbolic link; not followed",
+		    dir, name);
+	if (*fd < 0)
+		return err_errno(err, "cannot open '%s/%s'", dir, name);
+	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return err_set(err, "'%s/%s' is not a regular file", dir,
+		    name);
+	}
 	return 0;
 }
 
-/* §4.5 read_records: parse what is there, skipping broken lines. */
+/*
+ * Read at most max bytes of dir/name into sb. Returns 0, 1 when the file
+ * is missing or longer than max (not ours to use), -1 with err set.
+ */
 static int
-read_records(const char *path, json_t *out, struct err *err)
+read_small(int dfd, const char *dir, const char *name, size_t max,
+    struct sbuf *sb, struct err *err)
 {
-	struct sbuf	 sb = SBUF_INIT;
-	char		*line, *nl;
-	json_t		*rec;
-	int		 rc;
+	ssize_t	n;
+	int	fd, rc;
 
-	sbuf_init(&sb);
-	rc = fileio_read(path, &sb, err);
-	if (rc < 0) {
-		sbuf_release(&sb);
+	if ((rc = open_file(dfd, dir, name, &fd, err)) != 0)
+		return rc;
+	sbuf_grow(sb, max + 1);
+	while ((n = read(fd, sb->buf + sb->len, max + 1 - sb->len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = err_errno(err, "cannot read '%s/%s'", dir, name);
+			break;
+		}
+		sb->len += (size_t)n;
+		if (sb->len > max) {
+			rc = 1;
+			break;
+		}
+	}
+	sb->buf[sb->len] = '\0';
+	close(fd);
+	return rc;
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t	w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Invariant 2: a fresh temporary name beside name that nobody can guess. */
+static char *
+temp_name(const char *name)
+{
+	unsigned char	 b[8];
+	struct timespec	 ts;
+	unsigned long long v = 0;
+	size_t		 i;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b)) {
+		for (i = 0; i < sizeof(b); i++)
+			v = v << 8 | b[i];
+	} else {
+		/* no entropy yet: O_EXCL|O_NOFOLLOW still keep us safe */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (unsigned long long)ts.tv_nsec << 20 ^
+		    (unsigned long long)getpid() ^
+		    (unsigned long long)ts.tv_sec;
+	}
+	return xasprintf("%s.tmp.%016llx", name, v);
+}
+
+/*
+ * Invariant 2: replace dir/name (dfd) with len bytes of data, or leave it
+ * as it was. Returns 0 or -1 with err set (a full disk says so).
+ */
+static int
+write_file(int dfd, const char *dir, const char *name, const char *data,
+    size_t len, struct err *err)
+{
+	char	*tmp = NULL;
+	int	 fd = -1, tries, rc = -1;
+
+	for (tries = 0; tries < 8 && fd < 0; tries++) {
+		free(tmp);
+		tmp = temp_name(name);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		err_errno(err, "cannot create a file in '%s'", dir);
+		free(tmp);
 		return -1;
 	}
-	for (line = sb.buf; line != NULL; line = nl != NULL ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl != NULL)
-			*nl = '\0';
-		rec = json_loads(line, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-		if (json_is_object(rec))
-			json_array_append_new(out, rec);
-		else
-			json_decref(rec);
-	}
-	sbuf_release(&sb);
+	if (write_all(fd, data, len) != 0) {
+		err_errno(err, "cannot write '%s/%s'", dir, name);
+		close(fd);
+	} else if (close(fd) != 0)
+		err_errno(err, "cannot write '%s/%s'", dir, name);
+	else if (renameat(dfd, tmp, dfd, name) != 0)
+		err_errno(err, "cannot replace '%s/%s'", dir, name);
+	else
+		rc = 0;
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	free(tmp);
+	return rc;
+}
+
+static int
+remove_file(int dfd, const char *dir, const char *name, struct err *err)
+{
+	if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT)
+		return err_errno(err, "cannot remove '%s/%s'", dir, name);
 	return 0;
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+}
+
+/*
+ * Invariant 7: one character ends where the next byte is no UTF-8
+ * continuation byte and no low surrogate must follow; only there is a
+ * string cut.
+ */
+void
+queue_clip_feed(struct queue_clip *c, const void *in, size_t n, size_t max,
+    struct sbuf *out)
+{
+	const unsigned char	*p = in, *end = p + n;
+
+	for (; p < end; p++) {
+		if (c->state == QUEUE_CLIP_STR && c->dropping) {
+			while (p < end && *p != '"' && *p != '\\')
+				p++;	/* the fast path through a long one */
+			if (p == end)
+				break;
+		}
+		switch (c->state) {
+		case QUEUE_CLIP_OUT:
+			if (*p == '"')
+				*c = (struct queue_clip){
+					.state = QUEUE_CLIP_STR };
+			break;
+		case QUEUE_CLIP_STR:
+			if (*p == '"') {
+				c->state = QUEUE_CLIP_OUT;
+				c->dropping = false;
+				break;
+			}
+			/* a character starts here: the place to cut */
+			if (!c->dropping && c->kept >= max &&
+			    (*p & 0xC0) != 0x80 && !c->high)
+				c->dropping = true;
+			if (*p == '\\')
+				c->state = QUEUE_CLIP_ESC;
+			else
+				c->high = false;
+			c->kept++;
+			break;
+		case QUEUE_CLIP_ESC:
+			c->state = *p == 'u' ? QUEUE_CLIP_HEX : QUEUE_CLIP_STR;
+			c->hex = 4;
+			c->code = 0;
+			c->high = false;
+			c->kept++;
+			break;
+		case QUEUE_CLIP_HEX:
+			c->code = c->code << 4 | (unsigned)hexval(*p);
+			if (--c->hex == 0) {
+				c->state = QUEUE_CLIP_STR;
+				c->high = c->code >= 0xD800 &&
+				    c->code <= 0xDBFF;
+			}
+			c->kept++;
+			break;
+		}
+		if (!c->dropping)
+			sbuf_addc(out, (char)*p);
+	}
+}
+
+/* Cut the string s to max UTF-16 units and "...", when it is longer. */
+static void
+clip_string(json_t *s, size_t max)
+{
+	const char	*v = json_string_value(s);
+	size_t		 len = json_string_length(s), keep;
+	struct sbuf	 sb = SBUF_INIT;
+
+	if ((keep = utf8_js_cut(v, len, max)) == len)
+		return;
+	sbuf_init(&sb);
+	sbuf_add(&sb, v, keep);
+	sbuf_adds(&sb, "...");
+	json_string_setn_nocheck(s, sb.buf, sb.len);
+	sbuf_release(&sb);
+}
+
+/* clip_string every string inside v (keys stay whole). */
+static void
+clip_strings(json_t *v, size_t max)
+{
+	const char	*key;
+	json_t		*it;
+	size_t		 i;
+
+	if (json_is_string(v))
+		clip_string(v, max);
+	else if (json_is_array(v))
+		json_array_foreach(v, i, it)
+			clip_strings(it, max);
+	else if (json_is_object(v))
+		json_object_foreach(v, key, it)
+			clip_strings(it, max);
+}
+
+/*
+ * Invariant 4: what a record may hold, whoever wrote it. A string output
+ * over QUEUE_OUTPUT_MAX units keeps QUEUE_OUTPUT_MAX and "...", so the
+ * payload's own cut (§4.7) gives the same text as from the whole output.
+ */
+static void
+record_clip(json_t *rec)
+{
+	json_t	*out = json_object_get(rec, "output");
+
+	if (json_is_string(out))
+		clip_string(out, QUEUE_OUTPUT_MAX);
+	clip_strings(json_object_get(rec, "args"), QUEUE_ARG_MAX);
+}
+
+/* One line of a queue file into out when it is a usable record. */
+static void
+take_line(const char *line, size_t len, json_t *out)
+{
+	json_t	*rec = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
+
+	if (!json_is_object(rec) || !json_is_string(json_object_get(rec,
+	    "tool"))) {
+		json_decref(rec);
+		return;
+	}
+	record_clip(rec);
+	json_array_append_new(out, rec);
+	if (json_array_size(out) > QUEUE_CAP)
+		json_array_remove(out, 0);	/* what an append keeps */
+}
+
+/*
+ * §4.5 read_records, bounded (invariant 4): the usable records of
+ * dir/name, the newest QUEUE_CAP, oldest first, appended to out. A
+ * missing file is empty. Returns 0 or -1 with err set.
+ */
+static int
+read_records(int dfd, const char *dir, const char *name, json_t *out,
+    struct err *err)
+{
+	struct queue_clip c = { .state = QUEUE_CLIP_OUT };
+	struct sbuf	 line = SBUF_INIT;
+	char		 buf[65536], *p, *end, *nl;
+	size_t		 skipped = 0;
+	ssize_t		 n;
+	int		 fd, rc;
+
+	if ((rc = open_file(dfd, dir, name, &fd, err)) != 0)
+		return rc == 1 ? 0 : -1;
+	sbuf_init(&line);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = err_errno(err, "cannot read '%s/%s'", dir, name);
+			break;
+		}
+		for (p = buf, end = buf + n; p < end; p = nl + 1) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (line.len <= QUEUE_LINE_MAX)
+				queue_clip_feed(&c, p, (size_t)((nl != NULL ?
+				    nl : end) - p), QUEUE_STRING_MAX, &line);
+			if (nl == NULL)
+				break;
+			if (line.len <= QUEUE_LINE_MAX)
+				take_line(line.buf, line.len, out);
+			else
+				skipped++;
+			c = (struct queue_clip){ .state = QUEUE_CLIP_OUT };
+			sbuf_reset(&line);
+		}
+	}
+	if (rc == 0 && line.len > 0 && line.len <= QUEUE_LINE_MAX)
+		take_line(line.buf, line.len, out);
+	close(fd);
+	sbuf_release(&line);
+	if (skipped > 0)
+		log_debug("queue:read", "%s/%s: skipped %zu line(s) over %d "
+		    "bytes", dir, name, skipped, QUEUE_LINE_MAX);
+	return rc;
 }
 
 int
 queue_peek(const char *dir, const char *sid, json_t **out, struct err *err)
 {
-	char	*path = queue_file(dir, sid, "jsonl");
-	int	 rc;
+	char	*name = queue_name(sid, "jsonl");
+	int	 dfd, rc = 0;
 
 	*out = json_array();
-	rc = read_records(path, *out, err);
-	free(path);
+	if ((dfd = dir_open(dir)) < 0 && !no_dir())
+		rc = err_errno(err, "cannot open queue directory '%s'", dir);
+	else if (dfd >= 0) {
+		rc = read_records(dfd, dir, name, *out, err);
+		close(dfd);
+	}
+	free(name);
 	if (rc != 0) {
 		json_decref(*out);
 		*out = NULL;
@@ -236,10 +588,11 @@ cut(const char *s, size_t len, size_t max)
 	return xstrndup(s, utf8_js_cut(s, len, max));
 }
 
+/* J(v) cut to max units; a record without args has {} (§4.2). */
 static char *
 cut_json(const json_t *v, size_t max)
 {
-	char	*j = jsonx_dump(v, 0), *r;
+	char	*j = v != NULL ? jsonx_dump(v, 0) : xstrdup("{}"), *r;
 
 	r = cut(j, strlen(j), max);
 	free(j);
@@ -337,55 +690,72 @@ queue_summary(const char *tool, const json_t *args)
 	}
 }
 
-/* One record of §4.2, keys in order. */
+/* The output of §4.2 for a host's response (clipped by record_clip). */
+static json_t *
+output_of(const json_t *response)
+{
+	char	*cut;
+	json_t	*v;
+
+	if (response == NULL)
+		return json_string("");	/* deviation (§4.2): no lost batch */
+	if (json_is_string(response))
+		return json_deep_copy(response);
+	cut = cut_json(response, QUEUE_OUTPUT_MAX);
+	v = json_string(cut);
+	free(cut);
+	return v;
+}
+
+/* One record of §4.2, keys in order, clipped like a read one (inv. 4). */
 static json_t *
 record_new(const char *sid, const struct queue_call *c)
 {
 	json_t	*args, *rec;
-	char	*title, *out;
+	char	*title;
 
 	args = json_is_object(c->args) ? json_deep_copy(c->args) :
 	    json_object();
 	title = queue_title(c->tool, args);
-	if (c->response == NULL)
-		out = xstrdup("");	/* deviation (§4.2): no lost batch */
-	else if (json_is_string(c->response))
-		out = xstrndup(json_string_value(c->response),
-		    json_string_length(c->response));
-	else
-		out = cut_json(c->response, QUEUE_OUTPUT_MAX);
 	rec = json_object();
 	json_object_set_new(rec, "tool", json_string(c->tool));
 	json_object_set_new(rec, "sessionID", json_string(sid));
 	json_object_set_new(rec, "args", args);
 	json_object_set_new(rec, "title", json_string(title));
-	json_object_set_new(rec, "output", json_string(out));
+	json_object_set_new(rec, "output", output_of(c->response));
 	free(title);
-	free(out);
+	record_clip(rec);
 	return rec;
 }
 
+/* The lines of recs from index from; invariant 5 drops an over-long one. */
 static void
 dump_lines(struct sbuf *sb, const json_t *recs, size_t from)
 {
-	size_t	i;
+	size_t	i, start;
 
 	for (i = from; i < json_array_size(recs); i++) {
+		start = sb->len;
 		jsonx_dump_sbuf(sb, json_array_get(recs, i), 0);
 		sbuf_addc(sb, '\n');
+		if (sb->len - start > QUEUE_LINE_MAX) {
+			log_debug("queue:append", "record %zu over %d bytes "
+			    "not queued", i, QUEUE_LINE_MAX);
+			sbuf_setlen(sb, start);
+		}
 	}
 }
 
 static int
-drain_locked(const char *dir, const char *sid, struct err *err)
+drain_locked(int dfd, const char *dir, const char *sid, struct err *err)
 {
-	char	*count = queue_file(dir, sid, "count");
-	char	*queue = queue_file(dir, sid, "jsonl");
+	char	*count = queue_name(sid, "count");
+	char	*queue = queue_name(sid, "jsonl");
 	int	 rc;
 
-	rc = remove_file(count, err);
+	rc = remove_file(dfd, dir, count, err);
 	if (rc == 0)
-		rc = remove_file(queue, err);
+		rc = remove_file(dfd, dir, queue, err);
 	free(count);
 	free(queue);
 	return rc;
@@ -395,45 +765,40 @@ int
 queue_append(const char *dir, const char *sid, const struct queue_call *calls,
     size_t n, struct err *err)
 {
-	json_t		*existing = json_array(), *add = json_array();
+	json_t		*all = json_array(), *add = json_array();
 	struct sbuf	 sb = SBUF_INIT;
-	char		*path = queue_file(dir, sid, "jsonl");
-	size_t		 i, total, drop;
-	int		 fd = -1, rc = -1;
+	char		*name = queue_name(sid, "jsonl");
+	size_t		 i, total;
+	int		 fd, rc = -1;
 
 	sbuf_init(&sb);
-	if ((fd = lock_dir(dir, err)) < 0)
-		goto out;
-	if (read_records(path, existing, err) != 0)
+	if ((fd = lock_dir(dir, err)) < 0 ||
+	    read_records(fd, dir, name, all, err) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (calls[i].verdict == QUEUE_DRAIN) {
 			/* parity: what was on disk goes, this batch stays */
-			if (drain_locked(dir, sid, err) != 0)
+			if (drain_locked(fd, dir, sid, err) != 0)
 				goto out;
-			json_array_clear(existing);
+			json_array_clear(all);
 		} else if (calls[i].verdict == QUEUE_KEEP)
 			json_array_append_new(add, record_new(sid, &calls[i]));
 	}
-	total = json_array_size(existing) + json_array_size(add);
-	if (total <= QUEUE_CAP) {
-		dump_lines(&sb, add, 0);
-		rc = sb.len == 0 ? 0 : fileio_append(path, sb.buf, sb.len, 0600,
-		    err);
-		goto out;
-	}
-	drop = total - QUEUE_CAP;
-	json_array_extend(existing, add);
-	dump_lines(&sb, existing, drop);
-	rc = fileio_replace(path, sb.buf, sb.len, 0600, err);
+	rc = 0;
+	if (json_array_size(add) == 0)
+		goto out;	/* nothing new (a drain already happened) */
+	json_array_extend(all, add);
+	total = json_array_size(all);
+	dump_lines(&sb, all, total > QUEUE_CAP ? total - QUEUE_CAP : 0);
+	rc = write_file(fd, dir, name, sb.buf, sb.len, err);
 out:
 	unlock_dir(fd);
 	if (rc != 0)
 		err_wrap(err, "cannot queue tool calls");
-	json_decref(existing);
+	json_decref(all);
 	json_decref(add);
 	sbuf_release(&sb);
-	free(path);
+	free(name);
 	return rc;
 }
 
@@ -442,59 +807,108 @@ queue_drain(const char *dir, const char *sid, struct err *err)
 {
 	int	fd, rc;
 
-	if (!fileio_exists(dir))
+	if (dir_missing(dir))
 		return 0;
 	if ((fd = lock_dir(dir, err)) < 0)
 		return -1;
-	rc = drain_locked(dir, sid, err);
+	rc = drain_locked(fd, dir, sid, err);
 	unlock_dir(fd);
 	return rc;
 }
 
-int
-queue_missed(const char *dir, const char *sid)
+/* parseInt of the counter file (§4.4) in dfd. */
+static int
+missed_at(int dfd, const char *dir, const char *sid)
 {
 	struct sbuf	 sb = SBUF_INIT;
-	char		*path = queue_file(dir, sid, "count");
+	char		*name = queue_name(sid, "count");
 	long		 v = 0;
 
 	sbuf_init(&sb);
 	/* parseInt: leading blanks, an optional sign, digits, then anything */
-	if (fileio_read(path, &sb, NULL) == 0) {
+	if (read_small(dfd, dir, name, COUNT_MAX, &sb, NULL) == 0) {
 		v = strtol(sb.buf, NULL, 10);
 		if (v > 1000000 || v < -1000000)
 			v = 0;
 	}
 	sbuf_release(&sb);
-	free(path);
+	free(name);
 	return (int)v;
+}
+
+int
+queue_missed(const char *dir, const char *sid)
+{
+	int	dfd, v;
+
+	if ((dfd = dir_open(dir)) < 0)
+		return 0;
+	v = missed_at(dfd, dir, sid);
+	close(dfd);
+	return v;
 }
 
 int
 queue_missed_bump(const char *dir, const char *sid, struct err *err)
 {
-	char	*path = queue_file(dir, sid, "count");
+	char	*name = queue_name(sid, "count");
 	char	 buf[32];
 	int	 fd, rc = -1;
 
-	if ((fd = lock_dir(dir, err)) < 0)
-		goto out;
-	snprintf(buf, sizeof(buf), "%d", queue_missed(dir, sid) + 1);
-	rc = fileio_replace(path, buf, strlen(buf), 0600, err);
-out:
+	if ((fd = lock_dir(dir, err)) >= 0) {
+		snprintf(buf, sizeof(buf), "%d", missed_at(fd, dir, sid) + 1);
+		rc = write_file(fd, dir, name, buf, strlen(buf), err);
+	}
 	unlock_dir(fd);
-	free(path);
+	free(name);
 	return rc;
+}
+
+/* The record's string at key, or "" (a foreign record may lack it). */
+static const char *
+field(const json_t *rec, const char *key, size_t *len)
+{
+	const json_t	*v = json_object_get(rec, key);
+
+	*len = json_is_string(v) ? json_string_length(v) : 0;
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+/* One interaction of the payload (§4.7) from one record. */
+static json_t *
+interaction(const json_t *rec)
+{
+	const char	*tool, *text, *title;
+	char		*summary;
+	size_t		 len, tlen, keep;
+	struct sbuf	 out = SBUF_INIT;
+	json_t		*o;
+
+	tool = field(rec, "tool", &len);
+	title = field(rec, "title", &tlen);
+	text = field(rec, "output", &len);
+	keep = utf8_js_cut(text, len, QUEUE_OUTPUT_MAX);
+	sbuf_init(&out);
+	sbuf_add(&out, text, keep);
+	if (keep < len)
+		sbuf_adds(&out, "...");
+	summary = queue_summary(tool, json_object_get(rec, "args"));
+	o = json_object();
+	json_object_set_new(o, "tool", json_string(tool));
+	json_object_set_new(o, "title", json_stringn(title, tlen));
+	json_object_set_new(o, "args", json_string(summary));
+	json_object_set_new(o, "output", json_stringn(out.buf, out.len));
+	free(summary);
+	sbuf_release(&out);
+	return o;
 }
 
 int
 queue_payload(const char *dir, const char *sid, const char *project_store,
     struct sbuf *out, struct err *err)
 {
-	json_t		*recs = NULL, *list, *o, *it;
-	const char	*tool, *text;
-	char		*summary, *clip, *head;
-	size_t		 i, len;
+	json_t	*recs = NULL, *list, *o, *it;
+	size_t	 i;
 
 	if (queue_peek(dir, sid, &recs, err) != 0)
 		return -1;
@@ -503,24 +917,8 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 		return 0;
 	}
 	list = json_array();
-	json_array_foreach(recs, i, it) {
-		tool = jsonx_str(it, "tool") ? jsonx_str(it, "tool") : "";
-		text = jsonx_str(it, "output") ? jsonx_str(it, "output") : "";
-		len = strlen(text);
-		head = cut(text, len, QUEUE_OUTPUT_MAX);
-		clip = xasprintf("%s%s", head, strlen(head) < len ? "..." : "");
-		free(head);
-		summary = queue_summary(tool, jsonx_get(it, "args"));
-		o = json_object();
-		json_object_set_new(o, "tool", json_string(tool));
-		json_object_set_new(o, "title", json_string(
-		    jsonx_str(it, "title") ? jsonx_str(it, "title") : ""));
-		json_object_set_new(o, "args", json_string(summary));
-		json_object_set_new(o, "output", json_string(clip));
-		json_array_append_new(list, o);
-		free(summary);
-		free(clip);
-	}
+	json_array_foreach(recs, i, it)
+		json_array_append_new(list, interaction(it));
 	o = json_object();
 	json_object_set_new(o, "interactions", list);
 	json_object_set_new(o, "projectStore", json_string(project_store));
@@ -536,13 +934,15 @@ int
 queue_pending_put(const char *dir, const char *sid, const char *text,
     bool extraction, struct err *err)
 {
-	char	*path = queue_file(dir, sid, "nudge");
+	char	*name = queue_name(sid, "nudge");
 	char	*body = xasprintf("%c%s", extraction ? '1' : '0', text);
-	int	 rc;
+	int	 fd, rc = -1;
 
-	rc = fileio_replace(path, body, strlen(body), 0600, err);
+	if ((fd = lock_dir(dir, err)) >= 0)
+		rc = write_file(fd, dir, name, body, strlen(body), err);
+	unlock_dir(fd);
 	free(body);
-	free(path);
+	free(name);
 	return rc;
 }
 
@@ -551,50 +951,71 @@ queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
     bool *extraction, struct err *err)
 {
 	struct sbuf	 sb = SBUF_INIT;
-	char		*path = queue_file(dir, sid, "nudge");
-	char		*mine = xasprintf("%s.%ld", path, (long)getpid());
-	int		 rc = 0;
+	char		*name = queue_name(sid, "nudge");
+	char		*mine = xasprintf("%s.%ld", name, (long)getpid());
+	int		 dfd, rc = 0;
 
 	sbuf_init(&sb);
+	if ((dfd = dir_open(dir)) < 0)
+		goto out;
 	/* rename claims it: of two concurrent takers exactly one wins */
-	if (rename(path, mine) != 0) {
+	if (renameat(dfd, name, dfd, mine) != 0) {
 		if (errno != ENOENT)
-			rc = err_errno(err, "cannot take '%s'", path);
+			rc = err_errno(err, "cannot take '%s/%s'", dir, name);
 		goto out;
 	}
-	rc = fileio_read(mine, &sb, err) == 0 ? 1 : -1;
-	unlink(mine);
-	if (rc == 1 && sb.len > 0) {
+	rc = read_small(dfd, dir, mine, QUEUE_LINE_MAX, &sb, err);
+	unlinkat(dfd, mine, 0);
+	if (rc == 0 && sb.len > 0) {
 		*extraction = sb.buf[0] == '1';
 		sbuf_add(out, sb.buf + 1, sb.len - 1);
+		rc = 1;
 	} else if (rc == 1)
-		rc = 0;
+		rc = 0;		/* too long to be ours: dropped */
 out:
+	if (dfd >= 0)
+		close(dfd);
 	sbuf_release(&sb);
-	free(path);
+	free(name);
 	free(mine);
 	return rc;
 }
 
-/* Whether name is one of ours: <safe>.jsonl, .count, .nudge or a claimed
- * nudge <safe>.nudge.<pid>; temporaries of fileio_replace are its own. */
-static bool
-queue_owned(const char *name)
+/*
+ * How long the sweep leaves name alone, or -1 when it is not ours:
+ * <safe>.jsonl, .count and .nudge live for max_age; a claimed nudge
+ * <safe>.nudge.<pid> and a temporary <safe>.<ext>.tmp.<suffix> (this
+ * version's random one, or an older one's pid) for QUEUE_TMP_AGE, since
+ * their writer or taker is long dead by then (invariant 2).
+ */
+static long
+lifetime(const char *name, long max_age)
 {
-	static const char	*const ext[] = { ".jsonl", ".count", ".nudge" };
-	const char		*dot = strchr(name, '.'), *p;
-	size_t			 i;
+	static const char	*const ext[] = { "jsonl", "count", "nudge" };
+	const char		*p = name, *rest;
+	size_t			 i, len;
 
-	if (dot == NULL || dot == name)
-		return false;
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
-		if (strcmp(dot, ext[i]) == 0)
-			return true;
-	if (strncmp(dot, ".nudge.", 7) != 0 || dot[7] == '\0')
-		return false;
-	for (p = dot + 7; *p >= '0' && *p <= '9'; p++)
-		;
-	return *p == '\0';
+	p += strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789_-");
+	if (p == name || *p++ != '.')
+		return -1;
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		len = strlen(ext[i]);
+		if (strncmp(p, ext[i], len) == 0)
+			break;
+	}
+	if (i == sizeof(ext) / sizeof(ext[0]))
+		return -1;
+	rest = p + len;
+	if (*rest == '\0')
+		return max_age;
+	if (i == 2 && rest[1] != '\0' && rest[0] == '.' &&
+	    strspn(rest + 1, "0123456789") == strlen(rest + 1))
+		return QUEUE_TMP_AGE;
+	if (strncmp(rest, ".tmp.", 5) == 0 && rest[5] != '\0' &&
+	    strspn(rest + 5, "0123456789abcdefABCDEF") == strlen(rest + 5))
+		return QUEUE_TMP_AGE;
+	return -1;
 }
 
 int
@@ -603,9 +1024,10 @@ queue_prune(const char *dir, long max_age, long now, struct err *err)
 	struct dirent	*de;
 	struct stat	 st;
 	DIR		*d;
+	long		 age;
 	int		 fd, removed = 0;
 
-	if (!fileio_exists(dir))
+	if (dir_missing(dir))
 		return 0;
 	if ((fd = lock_dir(dir, err)) < 0)
 		return -1;
@@ -615,9 +1037,11 @@ queue_prune(const char *dir, long max_age, long now, struct err *err)
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (!queue_owned(de->d_name) ||
+		/* a symlink planted as a queue file goes too (invariant 3) */
+		if ((age = lifetime(de->d_name, max_age)) < 0 ||
 		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || now - st.st_mtime < max_age)
+		    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) ||
+		    now - st.st_mtime < age)
 			continue;
 		if (unlinkat(fd, de->d_name, 0) == 0)
 			removed++;

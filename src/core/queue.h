@@ -12,8 +12,24 @@ struct sbuf;
 
 /* Records kept per session; older ones are dropped first (§4.3). */
 #define QUEUE_CAP	20
-/* Payload and non-string outputs are cut to this many UTF-16 units. */
+/*
+ * Payload and non-string outputs are cut to this many UTF-16 units; a
+ * string output is stored cut to it and "..." (deviation from §4.2, which
+ * stores it whole: the payload, its only reader, shows no more).
+ */
 #define QUEUE_OUTPUT_MAX	500
+/* Strings inside a record's args are stored cut to this and "...". */
+#define QUEUE_ARG_MAX	1000
+/*
+ * Readers cut every string of a line to QUEUE_STRING_MAX bytes as they
+ * read it (queue_clip_feed), so a line of any length costs a scan (§4.8:
+ * older versions stored string outputs whole); a line still longer than
+ * QUEUE_LINE_MAX is skipped without being held. Writers write none.
+ */
+#define QUEUE_STRING_MAX	(64 << 10)
+#define QUEUE_LINE_MAX	(1 << 20)
+/* Seconds before the sweep takes a killed writer's temporary file. */
+#define QUEUE_TMP_AGE	300
 
 /*
  * What the hook decided about one tool call (hosts-hooks-cli §4.3): keep
@@ -47,16 +63,20 @@ char	*queue_safe_id(const char *sid);
  * drains what is on disk (queue and missed counter), QUEUE_KEEP calls are
  * appended as records, and only the newest QUEUE_CAP records survive.
  * Serialised against every other writer of dir by an exclusive flock on
- * the directory, and the file is only ever replaced by rename or appended
- * to with one write, so readers never see a torn line. Returns 0 or -1.
+ * the directory; the file is only ever replaced whole by rename, so
+ * readers never see a torn line and a failed write (a full disk) leaves
+ * it as it was. A symlink or other non-file in its place is refused.
+ * Returns 0 or -1.
  */
 int	queue_append(const char *dir, const char *sid,
 	    const struct queue_call *, size_t n, struct err *);
 
 /*
- * The session's records, oldest first, as a new JSON array (empty when
- * the file is missing or blank; lines that do not parse are skipped).
- * Never modifies anything. Returns 0 or -1 (an unreadable file).
+ * The session's records, oldest first, as a new JSON array: the newest
+ * QUEUE_CAP lines that are JSON objects with a string "tool", whatever
+ * else they hold (empty when the file is missing or blank; other lines,
+ * and lines over QUEUE_LINE_MAX, are skipped). Never modifies anything.
+ * Returns 0 or -1 (an unreadable file, a symlink, not a regular file).
  */
 int	queue_peek(const char *dir, const char *sid, json_t **out,
 	    struct err *);
@@ -94,13 +114,35 @@ int	queue_pending_take(const char *dir, const char *sid, struct sbuf *out,
 /*
  * Remove what sessions left behind (§4.1 allows age-based cleanup; the
  * original has none, so a queue folder grows by a file or two per
- * session for ever): queue, counter and nudge files in dir, and nudges a
- * crashed taker had claimed, not modified for max_age seconds before now.
- * Under the directory lock, so a live session's append is never cut in
- * two. Returns the number removed, or -1 (then err says why).
+ * session for ever): queue, counter and nudge files in dir not modified
+ * for max_age seconds before now, and the temporary files of killed
+ * writers (they hold tool outputs) and nudges a killed taker had claimed
+ * after QUEUE_TMP_AGE. Under the directory lock, so a live session's
+ * append is never cut in two. Returns the number removed, or -1 (then err
+ * says why).
  */
 #define QUEUE_MAX_AGE	(7 * 24 * 60 * 60)
 int	queue_prune(const char *dir, long max_age, long now, struct err *);
+
+/*
+ * A JSON lexer that passes text through to out but keeps only the first
+ * max bytes of each string, cutting only between characters, so the
+ * result is valid JSON whenever the input is; input may come in pieces
+ * of any size. The queue's readers and hook stdin (hook_read) use it to
+ * bound what they hold. Start from { .state = QUEUE_CLIP_OUT }.
+ */
+struct queue_clip {
+	enum {
+		QUEUE_CLIP_OUT, QUEUE_CLIP_STR, QUEUE_CLIP_ESC, QUEUE_CLIP_HEX,
+	} state;
+	int		hex;		/* hex digits still to come in \uXXXX */
+	unsigned	code;		/* the \uXXXX read so far */
+	bool		high;		/* the last unit kept opened a pair */
+	bool		dropping;	/* past max: skip to the quote */
+	size_t		kept;		/* bytes of this string kept */
+};
+void	queue_clip_feed(struct queue_clip *, const void *, size_t n,
+	    size_t max, struct sbuf *out);
 
 /* deriveTitle (§4.7): the title stored with a record. New string. */
 char	*queue_title(const char *tool, const json_t *args);

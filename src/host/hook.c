@@ -8,13 +8,23 @@
  *     "" is present), hosts-hooks-cli §0.3.
  *  2. Output is one line: plain text starting with "[thatch]" or compact
  *     JSON, never both.
+ *  3. A hook's time and memory do not grow with what arrives on stdin:
+ *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string as it
+ *     reads (queue_clip_feed: a 50 MB tool output costs a pass over it,
+ *     not 50 MB), refuses input with more than HOOK_INPUT_MAX bytes of
+ *     the rest, and stops reading after HOOK_STDIN_MAX. Everything a hook
+ *     uses of a string is far shorter than the bound (outputs and args
+ *     are cut to at most 1000 units when queued, a prompt is embedded
+ *     from its first 512 tokens).
  */
 #include "host/hook.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/behavior.h"
 #include "core/engine.h"
@@ -34,12 +44,33 @@
 json_t *
 hook_read(int fd, struct err *err)
 {
+	struct queue_clip c = { .state = QUEUE_CLIP_OUT };
 	struct sbuf	 sb = SBUF_INIT;
+	unsigned char	 buf[65536];
+	size_t		 total = 0;
+	ssize_t		 n;
 	json_t		*v = NULL;
 
 	sbuf_init(&sb);
-	if (fileio_read_fd(fd, &sb, err) != 0)
-		goto out;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_errno(err, "cannot read hook input");
+			goto out;
+		}
+		if ((total += (size_t)n) > HOOK_STDIN_MAX) {
+			err_set(err, "hook input is over %d MiB; ignored",
+			    HOOK_STDIN_MAX >> 20);
+			goto out;
+		}
+		queue_clip_feed(&c, buf, (size_t)n, HOOK_STRING_MAX, &sb);
+		if (sb.len > HOOK_INPUT_MAX) {
+			err_set(err, "hook input is over %d MiB outside its "
+			    "long strings; ignored", HOOK_INPUT_MAX >> 20);
+			goto out;
+		}
+	}
 	v = jsonx_parse(sb.buf, sb.len, "hook input", err);
 	if (v != NULL && !json_is_object(v)) {
 		json_decref(v);
@@ -130,28 +161,18 @@ hook_verdict(const char *tool, bool failed)
 	return QUEUE_KEEP;
 }
 
-static char *
-queue_payload_of(struct tool_ctx *ctx, const char *sid)
+static int
+queue_payload_of(struct tool_ctx *ctx, const char *sid, struct sbuf *out,
+    struct err *err)
 {
-	struct sbuf	sb = SBUF_INIT;
-	struct err	err;
-
-	sbuf_init(&sb);
-	if (queue_payload(ctx->paths->queue_dir, sid, ctx->default_store, &sb,
-	    &err) != 1) {
-		sbuf_release(&sb);
-		return NULL;	/* an unreadable queue reads as empty */
-	}
-	return sbuf_detach(&sb, NULL);
+	return queue_payload(ctx->paths->queue_dir, sid, ctx->default_store,
+	    out, err);
 }
 
-static void
-queue_drain_of(struct tool_ctx *ctx, const char *sid)
+static int
+queue_drain_of(struct tool_ctx *ctx, const char *sid, struct err *err)
 {
-	struct err	err;
-
-	if (queue_drain(ctx->paths->queue_dir, sid, &err) != 0)
-		log_warn("extraction_done: %s", err.msg);
+	return queue_drain(ctx->paths->queue_dir, sid, err);
 }
 
 void

@@ -14,11 +14,17 @@ struct paths;
 struct sbuf;
 struct tool_ctx;
 
+/* What a hook reads of stdin (hook.c invariant 3). */
+#define HOOK_STRING_MAX	(64 << 10)	/* bytes kept of each JSON string */
+#define HOOK_INPUT_MAX	(16 << 20)	/* bytes of JSON kept in all */
+#define HOOK_STDIN_MAX	(256 << 20)	/* bytes read at most */
+
 /*
  * Read fd to end of input and parse one JSON value (hosts-hooks-cli
- * §3.8). A value that is not an object reads as an empty object (every
- * field absent, §10.2). Returns a new reference, or NULL with err set for
- * empty or malformed input.
+ * §3.8), each string cut to its first HOOK_STRING_MAX bytes. A value that
+ * is not an object reads as an empty object (every field absent, §10.2).
+ * Returns a new reference, or NULL with err set for empty, malformed or
+ * oversized input.
  */
 json_t	*hook_read(int fd, struct err *);
 
@@ -74,7 +80,8 @@ enum hook_form {
  * Wire the file-backed extraction queue into a tool context
  * (hosts-hooks-cli §2.8): payload peeks ctx->paths->queue_dir and builds
  * the payload with ctx->default_store as projectStore; drain deletes the
- * session's counter and queue.
+ * session's counter and queue. Both report an unreadable or undeletable
+ * queue as an error.
  */
 void	hook_wire_queue(struct tool_ctx *);
 

@@ -4,30 +4,33 @@
  *
  * Both go through the host's glue (ctx->payload, ctx->drain), so this
  * file knows nothing of queue files; the MCP server wires the file-backed
- * queue in. Neither touches the database, and extraction_done never fails.
+ * queue in. Neither touches the database. Neither pretends: a queue that
+ * cannot be read, or deleted on acknowledgement, is a tool error, so the
+ * agent is never told "[acknowledged]" about records that stay queued.
  */
 #include "tools/tools.h"
 
-#include <stdlib.h>
-
+#include "util/err.h"
 #include "util/sbuf.h"
 
 static int
 get_extraction_payload(struct tool_ctx *ctx, const json_t *args,
     struct sbuf *out, struct err *err)
 {
-	char	*payload;
+	const char	*sid = tool_arg_str(args, "session_id", "");
+	int		 rc;
 
-	(void)err;
 	if (ctx->payload == NULL) {
 		sbuf_adds(out, "Payload retrieval is not available on this "
 		    "host.");
 		return 0;
 	}
-	payload = ctx->payload(ctx, tool_arg_str(args, "session_id", ""));
-	sbuf_adds(out, payload != NULL ? payload :
-	    "No queued tool interactions found for this session.");
-	free(payload);
+	if ((rc = ctx->payload(ctx, sid, out, err)) < 0)
+		return err_wrap(err, "cannot read the queued interactions of "
+		    "session '%s'", sid);
+	if (rc == 0)
+		sbuf_adds(out, "No queued tool interactions found for this "
+		    "session.");
 	return 0;
 }
 
@@ -37,10 +40,11 @@ extraction_done(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 {
 	const char	*sid = tool_arg_str(args, "session_id", "");
 
-	(void)err;
 	/* without an id the post-tool hook drains the caller's own queue */
-	if (*sid != '\0' && ctx->drain != NULL)
-		ctx->drain(ctx, sid);
+	if (*sid != '\0' && ctx->drain != NULL && ctx->drain(ctx, sid,
+	    err) != 0)
+		return err_wrap(err, "the queued interactions of session '%s' "
+		    "were not released and will be offered again", sid);
 	sbuf_adds(out, "[acknowledged]");
 	return 0;
 }

@@ -85,11 +85,15 @@ struct tool_ctx {
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL
-	 * when the host has none. payload returns a new string or NULL when
-	 * the queue is empty; drain deletes the session's queue and counter.
+	 * when the host has none. payload appends the payload to out and
+	 * returns 1, or 0 when the queue is empty; drain deletes the
+	 * session's queue and counter and returns 0. Both return -1 with
+	 * err set when the queue cannot be read or deleted.
 	 */
-	char			*(*payload)(struct tool_ctx *, const char *sid);
-	void			 (*drain)(struct tool_ctx *, const char *sid);
+	int			 (*payload)(struct tool_ctx *, const char *sid,
+				    struct sbuf *out, struct err *);
+	int			 (*drain)(struct tool_ctx *, const char *sid,
+				    struct err *);
 };
 
 /* Initialise ctx (model options from the environment); release frees the

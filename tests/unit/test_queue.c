@@ -1,11 +1,22 @@
 /*
  * test_queue.c — the extraction queue: file names from session ids, the
- * cap, drains, concurrent appenders, titles, summaries and the payload.
+ * cap, drains, concurrent appenders, titles, summaries and the payload;
+ * and the queue folder as something anyone may have written: every
+ * reader on the regression inputs of tests/fuzz/regress/queue, over-long
+ * lines, symlinks and FIFOs in place of files, a write that fails half
+ * way, and the sweep of killed writers' temporary files.
  */
 #include "check.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/queue.h"
@@ -292,6 +303,339 @@ a_pending_nudge_is_taken_once(void)
 	rmdir_all(dir);
 }
 
+
+/* Write text as dir/name (the folder made first), as another writer would. */
+static void
+plant(const char *dir, const char *name, const char *text, size_t len)
+{
+	char	*path = path_join(dir, name);
+	FILE	*fp;
+
+	CHECK_INT(path_mkdir_p(dir, 0700, NULL), 0);
+	fp = fopen(path, "wb");
+	CHECK(fp != NULL);
+	if (fp != NULL) {
+		CHECK_INT(fwrite(text, 1, len, fp), len);
+		fclose(fp);
+	}
+	free(path);
+}
+
+/* The lines of dir/name: -1 if any is not an object with a string tool. */
+static int
+lines_that_are_records(const char *dir, const char *name)
+{
+	char		*path = path_join(dir, name), *line, *nl;
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*rec;
+	int		 n = 0;
+
+	sbuf_init(&sb);
+	if (fileio_read(path, &sb, NULL) != 0)
+		n = -1;
+	for (line = sb.buf; n >= 0 && *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL) {
+			n = -1;		/* a torn last line */
+			break;
+		}
+		rec = json_loadb(line, (size_t)(nl - line), JSON_ALLOW_NUL,
+		    NULL);
+		n = json_is_string(json_object_get(rec, "tool")) ? n + 1 : -1;
+		json_decref(rec);
+	}
+	sbuf_release(&sb);
+	free(path);
+	return n;
+}
+
+/* Every reader and the writer on one queue file's contents. */
+static void
+replay(const char *file, const char *text, size_t len)
+{
+	char		*dir = tmpdir();
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*recs = NULL, *pay, *it;
+	struct err	 err;
+	size_t		 n, i;
+	bool		 ex;
+	int		 failed = check_test_failed;
+
+	check_test_failed = 0;
+	plant(dir, "s.jsonl", text, len);
+	plant(dir, "s.count", text, len);
+	plant(dir, "s.nudge", text, len);
+	CHECK_INT(queue_peek(dir, "s", &recs, &err), 0);
+	n = json_array_size(recs);
+	CHECK(n <= QUEUE_CAP);
+	json_array_foreach(recs, i, it)
+		CHECK(json_is_string(json_object_get(it, "tool")));
+	json_decref(recs);
+	sbuf_init(&sb);
+	CHECK_INT(queue_payload(dir, "s", "p", &sb, &err), n > 0 ? 1 : 0);
+	pay = json_loads(sb.buf, JSON_ALLOW_NUL, NULL);
+	CHECK(n == 0 || json_array_size(json_object_get(pay,
+	    "interactions")) == n);
+	json_array_foreach(json_object_get(pay, "interactions"), i, it) {
+		CHECK(json_is_string(json_object_get(it, "args")));
+		CHECK(json_is_string(json_object_get(it, "output")));
+	}
+	json_decref(pay);
+	(void)queue_missed(dir, "s");
+	sbuf_reset(&sb);
+	CHECK(queue_pending_take(dir, "s", &sb, &ex, &err) >= 0);
+	append_one(dir, "s", "Bash", "after", QUEUE_KEEP);
+	CHECK_INT(lines_that_are_records(dir, "s.jsonl"),
+	    n + 1 > QUEUE_CAP ? QUEUE_CAP : (int)n + 1);
+	CHECK(queue_prune(dir, 0, (long)time(NULL) + 1, &err) >= 0);
+	CHECK_INT(queued(dir, "s"), 0);
+	if (check_test_failed)
+		fprintf(stderr, "  (on %s)\n", file);
+	check_test_failed |= failed;
+	sbuf_release(&sb);
+	rmdir_all(dir);
+}
+
+static void
+every_reader_takes_the_regression_inputs(void)
+{
+	const char	*corpus = "fuzz/regress/queue";
+	struct dirent	*de;
+	struct sbuf	 sb = SBUF_INIT;
+	DIR		*d = opendir(corpus);
+	char		*path;
+	int		 files = 0;
+
+	CHECK(d != NULL);
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		path = path_join(corpus, de->d_name);
+		sbuf_init(&sb);
+		CHECK_INT(fileio_read(path, &sb, NULL), 0);
+		replay(de->d_name, sb.buf, sb.len);
+		sbuf_release(&sb);
+		free(path);
+		files++;
+	}
+	if (d != NULL)
+		closedir(d);
+	CHECK(files >= 10);
+}
+
+static void
+a_record_without_args_has_a_payload(void)
+{
+	char		*dir = tmpdir();
+	const char	 line[] = "{\"tool\":\"WebFetch\",\"sessionID\":\"s1\","
+			    "\"title\":\"t\",\"output\":\"o\"}\n";
+	struct sbuf	 sb = SBUF_INIT;
+	struct err	 err;
+
+	plant(dir, "s1.jsonl", line, sizeof(line) - 1);
+	sbuf_init(&sb);
+	CHECK_INT(queue_payload(dir, "s1", "p", &sb, &err), 1);
+	CHECK_STR(sb.buf, "{\"interactions\":[{\"tool\":\"WebFetch\","
+	    "\"title\":\"t\",\"args\":\"{}\",\"output\":\"o\"}],"
+	    "\"projectStore\":\"p\",\"globalStore\":\"global\"}");
+	sbuf_release(&sb);
+	rmdir_all(dir);
+}
+
+static void
+long_lines_are_cut_or_skipped(void)
+{
+	char		*dir = tmpdir();
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*recs;
+	size_t		 i;
+
+	sbuf_init(&sb);
+	/* an older version's 2 MiB output is read, cut as it streams past */
+	sbuf_adds(&sb, "{\"tool\":\"A\"}\n{\"tool\":\"Big\",\"output\":\"");
+	for (i = 0; i < 2 * QUEUE_LINE_MAX; i++)
+		sbuf_addc(&sb, 'x');
+	/* a line that is long without long strings is skipped */
+	sbuf_adds(&sb, "\"}\n{\"tool\":\"Wide\",\"args\":[0");
+	for (i = 0; i < QUEUE_LINE_MAX; i++)
+		sbuf_adds(&sb, ",0");
+	sbuf_adds(&sb, "]}\n{\"tool\":\"B\"}\n");
+	plant(dir, "s.jsonl", sb.buf, sb.len);
+	CHECK_INT(queue_peek(dir, "s", &recs, NULL), 0);
+	CHECK_INT(json_array_size(recs), 3);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(recs, 1),
+	    "tool")), "Big");
+	CHECK_INT(json_string_length(json_object_get(json_array_get(recs, 1),
+	    "output")), QUEUE_OUTPUT_MAX + 3);
+	json_decref(recs);
+	append_one(dir, "s", "C", "c", QUEUE_KEEP);
+	CHECK_INT(lines_that_are_records(dir, "s.jsonl"), 4);
+	sbuf_release(&sb);
+	rmdir_all(dir);
+}
+
+static void
+long_strings_are_stored_cut(void)
+{
+	char			*dir = tmpdir(), *big = malloc(5001);
+	struct queue_call	 c = { "Bash", NULL, NULL, QUEUE_KEEP };
+	json_t			*recs, *rec;
+	struct err		 err;
+
+	memset(big, 'x', 5000);
+	big[5000] = '\0';
+	c.args = json_pack("{s:s,s:[s]}", "command", big, "more", big);
+	c.response = json_string(big);
+	CHECK_INT(queue_append(dir, "s", &c, 1, &err), 0);
+	CHECK_INT(queue_peek(dir, "s", &recs, &err), 0);
+	rec = json_array_get(recs, 0);
+	/* 500 units and "...": the payload cuts it to the same text */
+	CHECK_INT(json_string_length(json_object_get(rec, "output")), 503);
+	CHECK_STR(json_string_value(json_object_get(rec, "output")) + 497,
+	    "xxx...");
+	CHECK_INT(json_string_length(json_array_get(json_object_get(
+	    json_object_get(rec, "args"), "more"), 0)), 1003);
+	CHECK_STR(json_string_value(json_object_get(rec, "title")) + 77,
+	    "xxx");
+	json_decref(recs);
+	json_decref((json_t *)c.args);
+	json_decref((json_t *)c.response);
+	free(big);
+	rmdir_all(dir);
+}
+
+/* The names in dir that look like temporary files. */
+static int
+temporaries(const char *dir)
+{
+	struct dirent	*de;
+	DIR		*d = opendir(dir);
+	int		 n = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL)
+		n += strstr(de->d_name, ".tmp.") != NULL;
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+static void
+a_failed_write_leaves_the_queue_as_it_was(void)
+{
+	char		*dir = tmpdir(), *path;
+	struct sbuf	 before = SBUF_INIT, after = SBUF_INIT;
+	struct rlimit	 rl;
+	struct stat	 st;
+	struct err	 err;
+	pid_t		 kid;
+	int		 status;
+
+	append_one(dir, "s", "Bash", "first", QUEUE_KEEP);
+	append_one(dir, "s", "Bash", "second", QUEUE_KEEP);
+	path = path_join(dir, "s.jsonl");
+	CHECK_INT(stat(path, &st), 0);
+	sbuf_init(&before);
+	CHECK_INT(fileio_read(path, &before, NULL), 0);
+	/* a disk that fills up half way: the rewrite cannot finish */
+	if ((kid = fork()) == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)st.st_size + 16;
+		setrlimit(RLIMIT_FSIZE, &rl);
+		_exit(queue_append(dir, "s", &(struct queue_call){ "Bash",
+		    NULL, NULL, QUEUE_KEEP }, 1, &err) == -1 &&
+		    strstr(err.msg, "cannot write") != NULL ? 0 : 1);
+	}
+	CHECK(waitpid(kid, &status, 0) == kid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0);
+	sbuf_init(&after);
+	CHECK_INT(fileio_read(path, &after, NULL), 0);
+	CHECK_STR(after.buf, before.buf);
+	CHECK_INT(temporaries(dir), 0);
+	append_one(dir, "s", "Bash", "third", QUEUE_KEEP);
+	CHECK_INT(lines_that_are_records(dir, "s.jsonl"), 3);
+	sbuf_release(&before);
+	sbuf_release(&after);
+	free(path);
+	rmdir_all(dir);
+}
+
+static void
+symlinks_and_fifos_are_refused(void)
+{
+	char		*dir = tmpdir(), *target, *path;
+	const char	 rec[] = "{\"tool\":\"Secret\",\"output\":"
+			    "\"theirs\"}\n";
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*recs = NULL;
+	struct err	 err;
+
+	target = path_join(dir, "../target");
+	plant(dir, "../target", rec, sizeof(rec) - 1);
+	path = path_join(dir, "s.jsonl");
+	CHECK_INT(symlink(target, path), 0);
+	CHECK_INT(queue_peek(dir, "s", &recs, &err), -1);
+	CHECK(strstr(err.msg, "symbolic link") != NULL);
+	CHECK_INT(queue_append(dir, "s", &(struct queue_call){ "Bash", NULL,
+	    NULL, QUEUE_KEEP }, 1, &err), -1);
+	free(path);
+	path = path_join(dir, "s.count");
+	CHECK_INT(symlink(target, path), 0);
+	CHECK_INT(queue_missed(dir, "s"), 0);
+	CHECK_INT(queue_missed_bump(dir, "s", &err), 0);
+	sbuf_init(&sb);
+	CHECK_INT(fileio_read(target, &sb, NULL), 0);
+	CHECK_STR(sb.buf, rec);		/* never written through */
+	free(path);
+	/* a FIFO would block the hook's open for ever */
+	alarm(10);
+	path = path_join(dir, "f.jsonl");
+	CHECK_INT(mkfifo(path, 0600), 0);
+	CHECK_INT(queue_peek(dir, "f", &recs, &err), -1);
+	CHECK(strstr(err.msg, "not a regular file") != NULL);
+	alarm(0);
+	sbuf_release(&sb);
+	free(path);
+	free(target);
+	rmdir_all(dir);
+}
+
+static void
+files_are_private_and_temporaries_swept(void)
+{
+	char			*dir = tmpdir(), *path;
+	static const char	*const names[] = { "s.jsonl.tmp.4242",
+		"s.jsonl.tmp.0123456789abcdef", "s.count.tmp.7",
+		"s.nudge.4243", "s.jsonl.tmp.fresh0", "notes.tmp.1" };
+	struct timespec		 ts[2];
+	struct stat		 st;
+	struct err		 err;
+	mode_t			 old = umask(0);
+	long			 now = (long)time(NULL);
+	size_t			 i;
+
+	append_one(dir, "s", "Bash", "kept", QUEUE_KEEP);
+	umask(old);
+	path = path_join(dir, "s.jsonl");
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0600);
+	CHECK_INT(stat(dir, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0700);
+	CHECK_INT(temporaries(dir), 0);
+	free(path);
+	/* what killed hooks leave: older ones a pid, this one random hex */
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		plant(dir, names[i], "tool output", 11);
+		path = path_join(dir, names[i]);
+		ts[0].tv_sec = ts[1].tv_sec = i == 4 ? now : now - 600;
+		ts[0].tv_nsec = ts[1].tv_nsec = 0;
+		CHECK_INT(utimensat(AT_FDCWD, path, ts, 0), 0);
+		free(path);
+	}
+	CHECK_INT(queue_prune(dir, QUEUE_MAX_AGE, now, &err), 4);
+	CHECK_INT(temporaries(dir), 2);		/* the fresh one, not ours */
+	CHECK_INT(queued(dir, "s"), 1);
+	rmdir_all(dir);
+}
+
 CHECK_MAIN(
 	TEST(session_ids_cannot_escape_the_queue_folder),
 	TEST(records_keep_the_order_and_shape_of_the_original),
@@ -301,5 +645,12 @@ CHECK_MAIN(
 	TEST(concurrent_appenders_lose_nothing),
 	TEST(titles_and_summaries_follow_the_tool),
 	TEST(the_payload_has_the_spec_shape),
-	TEST(a_pending_nudge_is_taken_once)
+	TEST(a_pending_nudge_is_taken_once),
+	TEST(every_reader_takes_the_regression_inputs),
+	TEST(a_record_without_args_has_a_payload),
+	TEST(long_lines_are_cut_or_skipped),
+	TEST(long_strings_are_stored_cut),
+	TEST(a_failed_write_leaves_the_queue_as_it_was),
+	TEST(symlinks_and_fifos_are_refused),
+	TEST(files_are_private_and_temporaries_swept)
 )
