@@ -219,23 +219,24 @@ core_of(struct tool_ctx *ctx)
 	return (struct opencode *)(void *)ctx;
 }
 
-static char *
-payload_of(struct tool_ctx *ctx, const char *sid)
+static int
+payload_of(struct tool_ctx *ctx, const char *sid, struct sbuf *out,
+    struct err *err)
 {
 	struct opencode	*oc = core_of(ctx);
-	struct err	 err;
 	json_t		*recs = NULL;
-	char		*s = NULL;
+	char		*s;
 	int		 n;
 
-	if ((n = extbuf_claim(oc->dir, sid, &recs, &err)) < 0)
-		report("get_extraction_payload", &err);
-	else if (n > 0)
+	if ((n = extbuf_claim(oc->dir, sid, &recs, err)) > 0) {
 		s = payload_text(recs, repo(oc));
+		sbuf_adds(out, s);
+		free(s);
+	}
 	log_debug("opencode:claim", "%s by %s: %d", sid, oc->caller ?
 	    oc->caller : "?", n);
 	json_decref(recs);
-	return s;
+	return n > 0 ? 1 : n;
 }
 
 /*
@@ -244,30 +245,38 @@ payload_of(struct tool_ctx *ctx, const char *sid)
  * consumes sid's own pending entries (seed 000, "Parent-child session
  * drain").
  */
-static void
-settle(struct opencode *oc, const char *sid, int metric)
+static int
+settle(struct opencode *oc, const char *sid, int metric, struct err *err)
 {
-	struct err	 err;
 	char		*parent = extbuf_parent(oc->dir, oc->caller ?
 			    oc->caller : "");
 	int		 n;
 
 	if (parent != NULL && (sid == NULL || strcmp(parent, sid) == 0))
-		n = extbuf_complete(oc->dir, parent, metric, &err);
+		n = extbuf_complete(oc->dir, parent, metric, err);
 	else
 		n = extbuf_consume(oc->dir, sid != NULL ? sid :
-		    oc->caller, &err);
-	if (n < 0)
-		report("drain", &err);
+		    oc->caller, err);
 	log_debug("opencode:drain", "%s (caller %s): %d", parent ? parent :
 	    sid ? sid : "?", oc->caller ? oc->caller : "?", n);
 	free(parent);
+	return n < 0 ? -1 : 0;
 }
 
+/* A memory write's settle is best-effort: the write itself succeeded. */
 static void
-drain_of(struct tool_ctx *ctx, const char *sid)
+settle_after_write(struct opencode *oc, int metric)
 {
-	settle(core_of(ctx), sid, -1);
+	struct err	err;
+
+	if (settle(oc, NULL, metric, &err) != 0)
+		report("drain", &err);
+}
+
+static int
+drain_of(struct tool_ctx *ctx, const char *sid, struct err *err)
+{
+	return settle(core_of(ctx), sid, -1, err);
 }
 
 /* ---- requests ---------------------------------------------------------- */
@@ -613,14 +622,20 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 		failed = false;
 	if (!failed && strcmp(t->name, "memory_remember") == 0 &&
 	    strncmp(text.buf, "[saved]", 7) == 0)
-		settle(oc, NULL, tool_arg_bool(args, "overwrite") == 1 ?
+		settle_after_write(oc, tool_arg_bool(args, "overwrite") == 1 ?
 		    EXTBUF_UPDATED : EXTBUF_NEW);
 	else if (!failed && strcmp(t->name, "memory_forget") == 0 &&
 	    strncmp(text.buf, "[forgotten]", 11) == 0)
-		settle(oc, NULL, EXTBUF_DELETED);
+		settle_after_write(oc, EXTBUF_DELETED);
 	else if (!failed && strcmp(t->name, "extraction_done") == 0 &&
-	    *tool_arg_str(args, "session_id", "") == '\0')
-		settle(oc, NULL, -1);
+	    *tool_arg_str(args, "session_id", "") == '\0' &&
+	    settle(oc, NULL, -1, &terr) != 0) {
+		/* never "[acknowledged]" for a buffer that stays claimed */
+		sbuf_reset(&text);
+		sbuf_addf(&text, "Tool error: the buffered interactions were "
+		    "not released and will be offered again: %s", terr.msg);
+		failed = true;
+	}
 	oc->caller = NULL;
 	log_debug("opencode:call", "%s -> %s", t->name, failed ? "error" :
 	    "ok");

@@ -7,9 +7,10 @@
  * record that has args, queue_payload, queue_missed, queue_pending_take,
  * and the capped rewrite of queue_append.
  *
- * Properties: peek returns one object per line that holds one, whatever
- * the other lines hold; the payload, when there is one, is a JSON object with one
- * interaction per record; a taken nudge is gone afterwards.
+ * Properties: peek returns one record per line that holds one (the
+ * newest QUEUE_CAP), whatever the other lines hold; the payload, when
+ * there is one, is a JSON object with one interaction per record; a
+ * taken nudge is gone afterwards.
  */
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -56,8 +57,10 @@ put(const char *ext, const uint8_t *data, size_t size)
 	close(fd);
 }
 
-/* How many lines of the file hold a JSON object: what peek must return,
- * whatever the other lines hold (a torn write, NUL bytes, garbage). */
+/* How many lines of the file hold a record — a JSON object whose "tool"
+ * is a string — of which readers keep the newest QUEUE_CAP: what peek
+ * must return, whatever the other lines hold (a torn write, NUL bytes,
+ * garbage). */
 static size_t
 objects_in(const uint8_t *data, size_t size)
 {
@@ -70,10 +73,11 @@ objects_in(const uint8_t *data, size_t size)
 			nl = end;
 		v = json_loadb((const char *)p, (size_t)(nl - p),
 		    JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-		n += json_is_object(v);
+		n += json_is_object(v) && json_is_string(json_object_get(v,
+		    "tool"));
 		json_decref(v);
 	}
-	return n;
+	return n < QUEUE_CAP ? n : QUEUE_CAP;
 }
 
 /* title and summary of each record with args, as the append and the
