@@ -19,44 +19,46 @@ thatch mcp <in >out 2>err &
 mcp_pid=$!
 exec 7>in
 n=0
-call() {	# call TOOL ARGS: the text of the answer (the server maps the copy)
+call() {	# call TOOL ARGS: R = the answer's line (the server maps the copy)
 	n=$((n + 1))
 	printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s}}\n' \
 	    "$n" "$1" "$2" >&7
 	local deadline=$((SECONDS + 20))
-	until grep -q "\"id\":$n[,}]" out; do
-		[ $SECONDS -ge $deadline ] && { echo "no answer to $1"; return; }
-		kill -0 $mcp_pid 2>/dev/null || { echo "server gone"; return; }
+	# a whole line with this id: a reader can see a long write half done
+	until R=$(grep "\"id\":$n[,}]" out) &&
+	    python3 -c 'import json,sys; json.loads(sys.argv[1])' "$R" 2>/dev/null; do
+		[ $SECONDS -ge $deadline ] && { R="no answer to $1"; return; }
+		kill -0 $mcp_pid 2>/dev/null || { R="server gone"; return; }
 		sleep 0.05
 	done
-	grep "\"id\":$n[,}]" out
 }
 printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' >&7
-expect_contains "the server saves with the packed copy mapped" \
-    "$(call memory_remember '{"label":"before","content":"saved before any cut"}')" '[saved]'
+call memory_remember '{"label":"before","content":"saved before any cut"}'
+expect_contains "the server saves with the packed copy mapped" "$R" '[saved]'
 
 truncate -s 5000 "$pack"
-r=$(call memory_remember '{"label":"pack cut","content":"saved after the packed copy was cut"}')
+call memory_remember '{"label":"pack cut","content":"saved after the packed copy was cut"}'; r=$R
 expect_contains "a call after the packed copy is cut still saves" "$r" '[saved]'
 expect_ok "the server lives on" kill -0 $mcp_pid
 expect_eq "the packed copy is written whole again" "$pack_size" "$(stat -c %s "$pack")"
-r=$(call memory_recall '{"query":"saved after the packed copy was cut","limit":5}')
+call memory_recall '{"query":"saved after the packed copy was cut","limit":5}'; r=$R
 expect_contains "what was saved meanwhile is found" "$r" '# pack cut'
 
 truncate -s 1000 model/model.safetensors
-r=$(call memory_remember '{"label":"model cut","content":"saved after the model file was cut"}')
+call memory_remember '{"label":"model cut","content":"saved after the model file was cut"}'; r=$R
 expect_contains "a call after the model file is cut says what happened" "$r" \
     'Tool error: model file changed on disk while in use and cannot be loaded again ('
 expect_contains "and why it cannot load it" "$r" 'truncated download?)); restore it or restart thatch'
 expect_ok "the server lives on" kill -0 $mcp_pid
-r=$(call memory_recall '{"query":"anything"}')
+call memory_recall '{"query":"anything"}'; r=$R
 expect_contains "the next call says so again, rather than using zeros" "$r" 'Tool error: model file changed on disk'
-expect_contains "calls without the model still work" "$(call memory_list '{}')" 'pack cut'
+call memory_list '{}'
+expect_contains "calls without the model still work" "$R" 'pack cut'
 
 cat "$THATCH_FIXTURES/embed/tiny-bert/model.safetensors" >model/model.safetensors
-r=$(call memory_remember '{"label":"model whole","content":"saved once the model file was whole again"}')
+call memory_remember '{"label":"model whole","content":"saved once the model file was whole again"}'; r=$R
 expect_contains "once the file is whole again the next call loads it" "$r" '[saved]'
-r=$(call memory_list '{}')
+call memory_list '{}'; r=$R
 expect_not_contains "nothing was saved by the failed call" "$r" 'model cut'
 
 exec 7>&-
