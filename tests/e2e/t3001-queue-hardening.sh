@@ -55,15 +55,16 @@ answer() {	# answer ID: the server's reply to ID, waiting up to 10 s
 mcp_start any
 id=10
 for f in "$REGRESS"/*; do
-	name=${f##*/}
-	cp "$f" "$Q/r-$name.jsonl"
-	call $id get_extraction_payload "r-$name"
+	name=${f##*/} sid=r-${f##*/}
+	sid=${sid%.jsonl}	# a session id the queue keeps as its file's name
+	cp "$f" "$Q/$sid.jsonl"
+	call $id get_extraction_payload "$sid"
 	a=$(answer $id)
 	expect_contains "the MCP server answers the payload of the '$name' queue" "$a" '"result":'
-	out=$(prompt "r-$name" "please go on with the change" | thatch flush-tools 2>/dev/null); rc=$?
+	out=$(prompt "$sid" "please go on with the change" | thatch flush-tools 2>/dev/null); rc=$?
 	expect_eq "flush-tools on the '$name' queue exits 0 with a nudge" "0:[thatch]" "$rc:${out:0:8}"
-	batch "r-$name" "[$bash_call]" | thatch buffer-batch 2>/dev/null
-	n=$(records "$Q/r-$name.jsonl")
+	batch "$sid" "[$bash_call]" | thatch buffer-batch 2>/dev/null
+	n=$(records "$Q/$sid.jsonl")
 	expect_ok "after an append every line of the '$name' queue is a record" test "$n" != torn
 	id=$((id + 1))
 done
