@@ -212,7 +212,11 @@ hub_fetch(const char *url, const char *path, const char *token,
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		goto out;
 	sweep_parts(dir, base);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* a part of ours is never followed or shared: whatever sits at the
+	 * name (an earlier process with our pid, a planted link) goes */
+	(void)unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
 	if (fd < 0 || (f.fp = fdopen(fd, "w")) == NULL) {
 		err_errno(err, "cannot create '%s'", tmp);
 		goto out;
