@@ -113,13 +113,15 @@ HOST_SRC = \
 	src/host/sideband.c \
 	src/host/setup.c \
 	src/host/claude.c \
-	src/host/cursor.c
+	src/host/cursor.c \
+	src/host/prompts.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
 	src/text/block.c \
 	src/text/skills.c \
-	src/text/behaviors.c
+	src/text/behaviors.c \
+	src/text/actions.c
 
 CLI_SRC = \
 	src/cli/cli.c \

@@ -38,6 +38,11 @@ report(const char *host, const struct setup_opts *o,
 	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", "Skills:",
 	    r->skills_dir, r->skills_written + r->skills_unchanged,
 	    r->skills_written, r->skills_unchanged);
+	if (r->commands_dir != NULL)
+		printf("  %-15s%s (%d files: %d written, %d unchanged)\n",
+		    "Commands:", r->commands_dir, r->commands_written +
+		    r->commands_unchanged, r->commands_written,
+		    r->commands_unchanged);
 	putchar('\n');
 	if (r->broken)
 		fprintf(stderr, "[thatch setup] %s has the start of the thatch "

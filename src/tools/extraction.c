@@ -60,6 +60,7 @@ static const struct tool_arg payload_args[] = {
 const struct tool tool_extraction_done = {
 	.name = "extraction_done",
 	.family = "extraction",
+	.title = "Acknowledge fact extraction",
 	.description = "Acknowledge fact extraction, including runs that "
 	    "found nothing worth saving, so the queued tool interactions are "
 	    "released. A sub-agent passes the parent's session_id.",
@@ -71,9 +72,10 @@ const struct tool tool_extraction_done = {
 const struct tool tool_get_extraction_payload = {
 	.name = "get_extraction_payload",
 	.family = "extraction",
+	.title = "Fetch queued tool interactions",
 	.description = "Fetch the queued tool interactions of a session as a "
 	    "JSON payload for fact extraction. Read-only.",
 	.args = payload_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = get_extraction_payload,
 };

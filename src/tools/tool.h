@@ -46,8 +46,16 @@ struct tool_arg {
 
 struct tool_ctx;
 
+/*
+ * The READONLY and DESTRUCTIVE bits become the MCP annotations
+ * readOnlyHint and destructiveHint (host-contracts §1.6: Claude Code runs
+ * a read-only tool in parallel and in plan mode). A tool with neither
+ * writes without destroying (destructiveHint false).
+ */
 enum tool_flags {
 	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
+	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
+	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
 };
 
 /*
@@ -60,6 +68,7 @@ enum tool_flags {
 struct tool {
 	const char		*name;
 	const char		*family;
+	const char		*title;		/* for menus: "Recall memories" */
 	const char		*description;
 	const struct tool_arg	*args;		/* { NULL } terminated */
 	unsigned		 flags;
