@@ -97,7 +97,9 @@ CORE_SRC = \
 	src/core/behavior.c \
 	src/core/dedup.c \
 	src/core/hygiene.c \
-	src/core/hygiene_cache.c
+	src/core/hygiene_cache.c \
+	src/core/config.c \
+	src/core/notify.c
 
 TOOLS_SRC = \
 	src/tools/tools.c \
@@ -105,7 +107,8 @@ TOOLS_SRC = \
 	src/tools/dedup.c \
 	src/tools/extraction.c \
 	src/tools/predict.c \
-	src/tools/behavior.c
+	src/tools/behavior.c \
+	src/tools/config.c
 
 HOST_SRC = \
 	src/host/mcp.c \

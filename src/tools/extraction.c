@@ -47,13 +47,13 @@ extraction_done(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 static const struct tool_arg done_args[] = {
 	{ "session_id", ARG_STRING, 0, "the parent session whose queued "
-	    "interactions were handled (from a sub-agent)", 0, 0, NULL },
+	    "interactions were handled (from a sub-agent)", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
 static const struct tool_arg payload_args[] = {
 	{ "session_id", ARG_STRING, ARG_REQUIRED, "the session named in the "
-	    "extraction nudge", 0, 0, NULL },
+	    "extraction nudge", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
