@@ -117,7 +117,8 @@ HOST_SRC = \
 	src/host/setup.c \
 	src/host/claude.c \
 	src/host/cursor.c \
-	src/host/prompts.c
+	src/host/prompts.c \
+	src/host/version_watch.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
