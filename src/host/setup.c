@@ -489,6 +489,8 @@ setup_commands(const char *dir, enum text_host h, int *written,
 		free(name);
 		sbuf_release(&body);
 	}
+	log_debug("setup:commands", "%s: %d written, %d unchanged", dir,
+	    *written, *unchanged);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "core/slug.h"
 #include "core/store.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 
@@ -157,6 +158,8 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 	q->dim = dim;
 	if (store_search(ctx->store, q, hits, err) != 0)
 		goto out;
+	log_debug("search:recall", "%zu store(s), %zu hit(s)", q->nstores,
+	    hits->n);
 	if (hits->n > 0 && store_stamp_recall(ctx->store, hits,
 	    clock_iso(clock_now(&ctx->clock), now), err) != 0)
 		goto out;

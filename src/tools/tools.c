@@ -23,6 +23,7 @@
 #include "core/store.h"
 #include "tools/tools.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -86,9 +87,11 @@ tool_model(struct tool_ctx *ctx, struct err *err)
 	if (ctx->model != NULL)
 		return ctx->model;
 	if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+		log_debug("model:load", "failed: %s", err->msg);
 		ctx->model = NULL;
 		return NULL;
 	}
+	log_debug("model:load", "loaded, %d dimensions", model_dim(ctx->model));
 	tool_behavior_seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
 }
