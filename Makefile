@@ -102,7 +102,9 @@ CORE_SRC = \
 	src/core/behavior.c \
 	src/core/dedup.c \
 	src/core/hygiene.c \
-	src/core/hygiene_cache.c
+	src/core/hygiene_cache.c \
+	src/core/config.c \
+	src/core/notify.c
 
 TOOLS_SRC = \
 	src/tools/tools.c \
@@ -110,7 +112,8 @@ TOOLS_SRC = \
 	src/tools/dedup.c \
 	src/tools/extraction.c \
 	src/tools/predict.c \
-	src/tools/behavior.c
+	src/tools/behavior.c \
+	src/tools/config.c
 
 HOST_SRC = \
 	src/host/mcp.c \
@@ -120,14 +123,17 @@ HOST_SRC = \
 	src/host/claude.c \
 	src/host/cursor.c \
 	src/host/opencode.c \
-	src/host/opencode_setup.c
+	src/host/opencode_setup.c \
+	src/host/prompts.c \
+	src/host/version_watch.c
 
 TEXT_SRC = \
 	src/text/nudge.c \
 	src/text/block.c \
 	src/text/skills.c \
 	src/text/behaviors.c \
-	src/text/opencode.c
+	src/text/opencode.c \
+	src/text/actions.c
 
 CLI_SRC = \
 	src/cli/cli.c \

@@ -13,6 +13,12 @@
  * and the first hook's sideband request do not pay for it; THATCH_WARMUP=0
  * turns that off, and a step that fails is logged once and leaves the
  * model to the first call that needs it.
+ *
+ * The server also serves the /thatch actions as MCP prompts and says what
+ * thatch is in its initialize instructions, both spelled for the detected
+ * host, and warns once, on a tool result, when the executable was
+ * upgraded under it (host/version_watch.c; THATCH_VERSION_CHECK_MS
+ * shortens the schedule for tests).
  */
 #include "cli/cmd.h"
 
@@ -22,11 +28,15 @@
 #include "cli/cli.h"
 #include "host/hook.h"
 #include "host/mcp.h"
+#include "host/prompts.h"
 #include "host/setup.h"
 #include "host/sideband.h"
+#include "host/version_watch.h"
+#include "text/actions.h"
 #include "tools/tool.h"
 #include "util/log.h"
 #include "util/path.h"
+#include "util/sbuf.h"
 
 struct startup {
 	struct cli_ctx	*cli;
@@ -64,6 +74,9 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct tool_ctx		 tools;
 	struct mcp_setup	 setup;
 	struct mcp_server	*srv;
+	struct prompts		*prompts;
+	struct version_watch	*watch;
+	struct sbuf		 instructions = SBUF_INIT;
 	struct sideband		*sb = NULL;
 	struct setup_refresh	 refresh = { &setup, &ctx->paths };
 	struct startup		 startup = { ctx, &tools, 0 };
@@ -81,6 +94,18 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (warmup == NULL || strcmp(warmup, "0") != 0)
 		mcp_when_idle(srv, warm_up, &startup);
 	mcp_setup_detect(&ctx->paths, &setup);
+	/* the tool spelling the agent sees (host-contracts §1.6) */
+	sbuf_init(&instructions);
+	text_mcp_instructions(&instructions, text_tool_prefix(setup.host ==
+	    MCP_HOST_CLAUDE ? TEXT_HOST_CLAUDE : TEXT_HOST_CURSOR));
+	mcp_set_instructions(srv, instructions.buf);
+	sbuf_release(&instructions);
+	prompts = prompts_new(setup.host);
+	mcp_set_prompts(srv, prompts_list(prompts));
+	/* engines-and-extras §B10: an upgrade under a running server */
+	watch = version_watch_new(setup.host == MCP_HOST_CLAUDE ?
+	    "Claude Code" : setup.host == MCP_HOST_CURSOR ? "Cursor" : NULL);
+	mcp_set_notice(srv, version_watch_notice, watch);
 	if ((warning = mcp_setup_warning(&setup)) != NULL) {
 		log_warn("%s", warning);
 		mcp_set_warning(srv, warning);
@@ -94,6 +119,8 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	rc = mcp_run(srv, &ctx->err);
 	sideband_close(sb);
 	mcp_free(srv);
+	prompts_free(prompts);
+	version_watch_free(watch);
 	mcp_setup_release(&setup);
 	tool_ctx_release(&tools);
 	return rc == 0 ? 0 : CMD_FAILED;

@@ -27,6 +27,14 @@ line(const char *label, const char *value)
 	printf("  %-15s%s\n", label, value);
 }
 
+/* A folder of files setup keeps in step: how many it wrote or left. */
+static void
+files(const char *label, const char *dir, int written, int unchanged)
+{
+	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", label, dir,
+	    written + unchanged, written, unchanged);
+}
+
 static void
 report(const char *host, const struct setup_opts *o,
     const struct setup_report *r)
@@ -37,9 +45,11 @@ report(const char *host, const struct setup_opts *o,
 		line("MCP config:", r->mcp_config);
 	line("Instructions:", r->instructions);
 	line("Hooks:", r->hooks);
-	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", "Skills:",
-	    r->skills_dir, r->skills_written + r->skills_unchanged,
-	    r->skills_written, r->skills_unchanged);
+	files("Skills:", r->skills_dir, r->skills_written,
+	    r->skills_unchanged);
+	if (r->commands_dir != NULL)
+		files("Commands:", r->commands_dir, r->commands_written,
+		    r->commands_unchanged);
 	putchar('\n');
 	if (r->broken)
 		fprintf(stderr, "[thatch setup] %s has the start of the thatch "
@@ -56,9 +66,11 @@ report_opencode(const struct setup_opts *o, const struct opencode_report *r)
 	    "global" : "project-local");
 	line("Config:", r->config);
 	line("Plugin:", r->plugin);
-	printf("  %-15s%s (%d files: %d written, %d unchanged)\n\n", "Skills:",
-	    r->skills_dir, r->skills_written + r->skills_unchanged,
-	    r->skills_written, r->skills_unchanged);
+	files("Skills:", r->skills_dir, r->skills_written,
+	    r->skills_unchanged);
+	files("Commands:", r->commands_dir, r->commands_written,
+	    r->commands_unchanged);
+	putchar('\n');
 	if (r->dropped_mcp)
 		printf("The old \"thatch\" MCP server entry was removed: the "
 		    "plugin provides the\nsame thatch_* tools.\n\n");

@@ -145,6 +145,7 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	r->instructions = path_join(base, "CLAUDE.md");
 	r->hooks = path_join(dot, "settings.json");
 	r->skills_dir = path_join(dot, "skills");
+	r->commands_dir = path_join(dot, "commands/thatch");
 	if (!o->global) {
 		r->mcp_config = path_join(base, ".mcp.json");
 		r->approval = path_join(dot, "settings.local.json");
@@ -159,7 +160,9 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	    setup_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, err) != 0 ||
 	    setup_skills(r->skills_dir, &r->skills_written,
-	    &r->skills_unchanged, err) != 0)
+	    &r->skills_unchanged, err) != 0 ||
+	    setup_commands(r->commands_dir, TEXT_HOST_CLAUDE,
+	    &r->commands_written, &r->commands_unchanged, err) != 0)
 		return -1;
 	return r->approval != NULL ? approve_server(r->approval, err) : 0;
 }

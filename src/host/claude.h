@@ -9,9 +9,11 @@ struct setup_report;
 /*
  * Install thatch for Claude Code (hosts-hooks-cli §3.1-§3.7): project
  * scope writes .mcp.json, CLAUDE.md, .claude/settings.json,
- * .claude/skills/ and pre-approves the server in
- * .claude/settings.local.json (host-contracts C5); global scope writes
- * CLAUDE_DIR's CLAUDE.md, settings.json and skills/ and no MCP file.
+ * .claude/skills/, the /thatch:<action> command files in
+ * .claude/commands/thatch/ (engines-and-extras §B8) and pre-approves the
+ * server in .claude/settings.local.json (host-contracts C5); global scope
+ * writes CLAUDE_DIR's CLAUDE.md, settings.json, skills/ and
+ * commands/thatch/ and no MCP file.
  * Fills report with what was written. Returns 0, or -1 with err set and
  * whatever was already written left in place.
  */

@@ -72,6 +72,9 @@ struct mcp_server {
 	struct tool_ctx			*tools;
 	int				 in_fd, out_fd;
 	char				*warning;	/* owned; one-shot */
+	char				*instructions;	/* owned */
+	char				*(*notice)(void *);
+	void				 *notice_arg;
 	const struct mcp_prompt *const	*prompts;
 	struct deferred			*deferred;	/* owned */
 	size_t				 ndeferred;
@@ -197,6 +200,7 @@ mcp_free(struct mcp_server *s)
 	if (s == NULL)
 		return;
 	free(s->warning);
+	free(s->instructions);
 	free(s->deferred);
 	free(s->watches);
 	sbuf_release(&s->in);
@@ -214,6 +218,20 @@ mcp_set_warning(struct mcp_server *s, const char *warning)
 {
 	free(s->warning);
 	s->warning = warning ? xstrdup(warning) : NULL;
+}
+
+void
+mcp_set_instructions(struct mcp_server *s, const char *text)
+{
+	free(s->instructions);
+	s->instructions = text ? xstrdup(text) : NULL;
+}
+
+void
+mcp_set_notice(struct mcp_server *s, char *(*fn)(void *), void *arg)
+{
+	s->notice = fn;
+	s->notice_arg = arg;
 }
 
 void
@@ -356,7 +374,12 @@ m_initialize(struct mcp_server *s, const json_t *params, int *code,
 	/* host-contracts C10: hosts that read instructions see it at once */
 	if (s->warning != NULL)
 		json_object_set_new(r, "instructions",
-		    json_sprintf("[thatch] %s", s->warning));
+		    json_sprintf("[thatch] %s%s%s", s->warning,
+		    s->instructions ? "\n\n" : "",
+		    s->instructions ? s->instructions : ""));
+	else if (s->instructions != NULL)
+		json_object_set_new(r, "instructions",
+		    json_string(s->instructions));
 	return r;
 }
 
@@ -365,6 +388,21 @@ m_ping(struct mcp_server *s, const json_t *params, int *code, struct sbuf *why)
 {
 	(void)s, (void)params, (void)code, (void)why;
 	return json_object();
+}
+
+/* host-contracts §1.6; destructiveHint defaults to true in MCP, so every
+ * tool that writes says whether it destroys. */
+static json_t *
+annotations(const struct tool *t)
+{
+	json_t	*a = json_pack("{s:s,s:b}", "title", t->title,
+		    "readOnlyHint", (t->flags & TOOL_READONLY) != 0);
+
+	if (!(t->flags & TOOL_READONLY))
+		json_object_set_new(a, "destructiveHint",
+		    json_boolean(t->flags & TOOL_DESTRUCTIVE));
+	json_object_set_new(a, "openWorldHint", json_false());
+	return a;
 }
 
 static json_t *
@@ -378,11 +416,24 @@ m_tools_list(struct mcp_server *s, const json_t *params, int *code,
 	for (t = tool_table; *t != NULL; t++) {
 		if (!((*t)->flags & TOOL_MCP))
 			continue;
-		json_array_append_new(list, json_pack("{s:s,s:s,s:o}",
-		    "name", (*t)->name, "description", (*t)->description,
-		    "inputSchema", tool_schema(*t)));
+		json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:o,s:o}",
+		    "name", (*t)->name, "title", (*t)->title, "description",
+		    (*t)->description, "inputSchema", tool_schema(*t),
+		    "annotations", annotations(*t)));
 	}
 	return json_pack("{s:o}", "tools", list);
+}
+
+/* Put "[thatch] <notice>" and a blank line before text. */
+static void
+prepend_notice(struct sbuf *text, const char *notice)
+{
+	struct sbuf	w = SBUF_INIT;
+
+	sbuf_addf(&w, "[thatch] %s\n\n%s", notice, text->buf ? text->buf :
+	    "");
+	sbuf_release(text);
+	*text = w;
 }
 
 static json_t *
@@ -395,6 +446,7 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 	json_t			*r;
 	struct sbuf		 text = SBUF_INIT;
 	struct err		 err = { "" };
+	char			*notice = NULL;
 	bool			 failed;
 
 	t = tool_find(name);
@@ -414,13 +466,12 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 	} else
 		failed = false;
 	log_debug("mcp:call", "%s -> %s", t->name, failed ? "error" : "ok");
+	if (s->notice != NULL && (notice = s->notice(s->notice_arg)) != NULL)
+		prepend_notice(&text, notice);
+	free(notice);
 	if (s->warning != NULL) {
 		/* §2.6: once per server lifetime, on the first answered call */
-		struct sbuf	w = SBUF_INIT;
-
-		sbuf_addf(&w, "[thatch] %s\n\n%s", s->warning, text.buf);
-		sbuf_release(&text);
-		text = w;
+		prepend_notice(&text, s->warning);
 		mcp_set_warning(s, NULL);
 	}
 	r = text_result(failed, text.buf);

@@ -101,6 +101,22 @@ struct tool_ctx *mcp_tool_ctx(struct mcp_server *);
  */
 void	mcp_set_warning(struct mcp_server *, const char *warning);
 
+/*
+ * The initialize instructions (host-contracts §1.6: Claude Code's tool
+ * search reads them to decide which tools to load). A setup warning, when
+ * armed, comes first. Copied.
+ */
+void	mcp_set_instructions(struct mcp_server *, const char *text);
+
+/*
+ * A source of notices for tool results: before each tools/call result is
+ * sent, fn(arg) may return a new string, which is prepended as
+ * "[thatch] <notice>\n\n" (the version warning, engines-and-extras §B10);
+ * NULL for nothing. Called once per call, so fn decides how often to say
+ * something.
+ */
+void	mcp_set_notice(struct mcp_server *, char *(*fn)(void *), void *arg);
+
 /* The prompts prompts/list and prompts/get serve; NULL-terminated array,
  * borrowed for the server's life. None until this is called. */
 void	mcp_set_prompts(struct mcp_server *, const struct mcp_prompt *const *);

@@ -38,6 +38,7 @@ opencode_report_release(struct opencode_report *r)
 	free(r->config);
 	free(r->plugin);
 	free(r->skills_dir);
+	free(r->commands_dir);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -262,8 +263,13 @@ opencode_install(const struct setup_opts *o, struct opencode_report *r,
 	}
 	free(dir);
 	r->skills_dir = path_join(o->paths->config_home, "opencode/skills");
-	rc = setup_skills_for(r->skills_dir, true, &r->skills_written,
-	    &r->skills_unchanged, err);
+	if (setup_skills_for(r->skills_dir, true, &r->skills_written,
+	    &r->skills_unchanged, err) != 0)
+		goto out;
+	r->commands_dir = path_join(o->paths->config_home,
+	    "opencode/command/thatch");
+	rc = setup_commands(r->commands_dir, TEXT_HOST_OPENCODE,
+	    &r->commands_written, &r->commands_unchanged, err);
 out:
 	json_decref(cfg);
 	free(line);

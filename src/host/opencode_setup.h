@@ -16,6 +16,8 @@ struct opencode_report {
 	char	*plugin;	/* the module its plugin entry names */
 	char	*skills_dir;
 	int	 skills_written, skills_unchanged;
+	char	*commands_dir;	/* the /thatch/<action> command files */
+	int	 commands_written, commands_unchanged;
 	bool	 dropped_mcp;	/* an old mcp.thatch entry was removed */
 };
 
@@ -26,7 +28,8 @@ void	opencode_report_release(struct opencode_report *);
  * entry ["file://<module>", {"thatch": <program>}] in the project's
  * opencode.json (global: CONFIG_HOME/opencode/), replacing an earlier
  * thatch entry and keeping everything else; the shared and opencode-only
- * skills in CONFIG_HOME/opencode/skills. Nothing is written under the
+ * skills in CONFIG_HOME/opencode/skills, the /thatch/<action> commands
+ * in CONFIG_HOME/opencode/command/thatch (actions.c). Nothing is written under the
  * project's .opencode/ (host-contracts §3.3: every config folder costs an
  * npm install at each start). A config with comments (JSONC) is refused
  * untouched, with the line to add by hand; one that does not parse even

@@ -20,6 +20,9 @@
  *     stays a link (fileio_rewrite): setup never makes a private config
  *     readable, nor breaks a dotfile manager's links. A link that cannot
  *     be followed is refused before the first write (setup_preflight).
+ *  5. In a host's commands directory only the thatch/ folder is touched;
+ *     in it, a *.md that no action renders is removed (a renamed or
+ *     retired action), anything else is left alone.
  */
 #include "host/setup.h"
 
@@ -55,6 +58,7 @@ setup_report_release(struct setup_report *r)
 	free(r->hooks);
 	free(r->skills_dir);
 	free(r->approval);
+	free(r->commands_dir);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -436,6 +440,64 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 		free(file);
 		free(name);
 	}
+	return rc;
+}
+
+/* Stale command files: *.md in dir that no action renders (invariant 5). */
+static void
+remove_stale_commands(const char *dir)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*path, *name;
+	size_t		 n;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n < 4 || strcmp(de->d_name + n - 3, ".md") != 0)
+			continue;
+		name = xstrndup(de->d_name, n - 3);
+		path = path_join(dir, de->d_name);
+		if (text_action_find(name) == NULL && lstat(path, &st) == 0 &&
+		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			unlink(path);
+		free(path);
+		free(name);
+	}
+	closedir(d);
+}
+
+int
+setup_commands(const char *dir, enum text_host h, int *written,
+    int *unchanged, struct err *err)
+{
+	struct sbuf	 body = SBUF_INIT;
+	char		*file, *name;
+	bool		 changed;
+	size_t		 i;
+	int		 rc = 0;
+
+	*written = *unchanged = 0;
+	if (path_mkdir_p(dir, 0755, err) != 0)
+		return -1;
+	remove_stale_commands(dir);
+	for (i = 0; i < text_nactions && rc == 0; i++) {
+		sbuf_init(&body);
+		text_action_file(&body, &text_actions[i], h);
+		name = xasprintf("%s.md", text_actions[i].name);
+		file = path_join(dir, name);
+		rc = write_if_changed(file, body.buf, body.len, &changed, err);
+		if (rc == 0)
+			(*(changed ? written : unchanged))++;
+		free(file);
+		free(name);
+		sbuf_release(&body);
+	}
+	log_debug("setup:commands", "%s: %d written, %d unchanged", dir,
+	    *written, *unchanged);
 	return rc;
 }
 

@@ -6,6 +6,8 @@
 
 #include <jansson.h>
 
+#include "text/actions.h"
+
 struct err;
 struct mcp_setup;
 struct paths;
@@ -23,6 +25,8 @@ struct setup_report {
 	char	*skills_dir;
 	int	 skills_written, skills_unchanged;
 	char	*approval;	/* Claude: settings.local.json, or NULL */
+	char	*commands_dir;	/* Claude: commands/thatch, or NULL */
+	int	 commands_written, commands_unchanged;
 };
 
 void	setup_report_release(struct setup_report *);
@@ -122,6 +126,18 @@ int	setup_skills(const char *dir, int *written, int *unchanged,
 	    struct err *);
 /* The same for one host's set: opencode adds its own skills (§8.2). */
 int	setup_skills_for(const char *dir, bool opencode, int *written,
+	    int *unchanged, struct err *);
+
+/*
+ * Install the /thatch action command files of host (engines-and-extras
+ * §B8) into dir, the thatch/ folder of the host's commands directory:
+ * <dir>/<action>.md for every action of the registry (text/actions.h),
+ * written only when the bytes differ; any other *.md in dir, file or
+ * link, is removed (dir is thatch's alone: nothing outside it is
+ * touched). Claude Code: <.claude or CLAUDE_DIR>/commands/thatch;
+ * opencode: $XDG_CONFIG_HOME/opencode/command/thatch.
+ */
+int	setup_commands(const char *dir, enum text_host, int *written,
 	    int *unchanged, struct err *);
 
 /*

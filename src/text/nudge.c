@@ -4,7 +4,9 @@
  * The reminder, the three-level extraction nudge, the write nudge and the
  * recall nudge (hosts-hooks-cli §5.2-§5.8, §7.1), in thatch's own words;
  * the elements acceptance checks look for are fixed by the spec and noted
- * where they occur.
+ * where they occur. The tending advice and the extraction steps are the
+ * hygiene and extract actions' summaries (actions.c), so a nudge and the
+ * matching /thatch command say the same thing.
  *  1. Every text begins with "[thatch]" and has no trailing newline.
  *  2. The sub-agent prompt inside the extraction nudge is identical at
  *     every level (deviation §5.2: the original shouted it too, and the
@@ -12,6 +14,7 @@
  */
 #include "text/nudge.h"
 
+#include "text/actions.h"
 #include "util/sbuf.h"
 
 void
@@ -37,11 +40,9 @@ text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"
 	    "At a convenient point in this session (after you have dealt with "
-	    "what the user asked, not before), tend the store: run "
-	    "%sfind_duplicates and consolidate each cluster; look at stale "
-	    "memories with %smemory_show and update or forget them; fold the "
-	    "memories of deleted branches into one archived summary memory, "
-	    "then forget the originals.", report, p, p);
+	    "what the user asked, not before), tend the store. ", report);
+	/* the hygiene action's core, in the host's tool spelling */
+	text_expand(sb, text_action_find("hygiene")->summary, p);
 }
 
 /* The quoted prompt the main agent hands to its background sub-agent. */
@@ -49,10 +50,11 @@ static void
 subagent_prompt(struct sbuf *sb, const char *sid, const char *prefix)
 {
 	sbuf_addf(sb, "\"Call %sget_extraction_payload with session_id "
-	    "\"%s\". Run the thatch-fact-extractor skill on what it returns. "
-	    "When you are done, call %sextraction_done with session_id "
-	    "\"%s\", even if nothing was worth saving.\"",
-	    prefix, sid, prefix, sid);
+	    "\"%s\" and read the tool interactions it returns. ", prefix, sid);
+	text_expand(sb, text_action_find("extract")->summary, prefix);
+	sbuf_addf(sb, " When you are done, call %sextraction_done with "
+	    "session_id \"%s\", even if nothing was worth saving.\"", prefix,
+	    sid);
 }
 
 void

@@ -126,6 +126,7 @@ static const struct tool_arg codify_args[] = {
 const struct tool tool_behavior_codify = {
 	.name = "behavior_codify",
 	.family = "behavior",
+	.title = "Codify a behavior",
 	.description = "Codify a self-discipline rule for yourself: \"when "
 	    "X, I should do Y\". Not for user preferences (use "
 	    "prediction_update), and never for a rule that makes you less "
@@ -153,6 +154,7 @@ static const struct tool_arg feedback_args[] = {
 const struct tool tool_behavior_feedback = {
 	.name = "behavior_feedback",
 	.family = "behavior",
+	.title = "Grade a behavior",
 	.description = "Grade a rule that surfaced: relevant true if it "
 	    "applied to the situation (and you followed it), false if it "
 	    "did not. This judges relevance, not whether the rule is good.",
@@ -170,10 +172,11 @@ static const struct tool_arg store_args[] = {
 const struct tool tool_behavior_list = {
 	.name = "behavior_list",
 	.family = "behavior",
+	.title = "List behaviors",
 	.description = "List the behaviors of a store with their "
 	    "confidence, situations and recent feedback.",
 	.args = store_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = behavior_list,
 };
 
@@ -190,9 +193,10 @@ static const struct tool_arg delete_args[] = {
 const struct tool tool_behavior_delete = {
 	.name = "behavior_delete",
 	.family = "behavior",
+	.title = "Delete a behavior",
 	.description = "Delete a behavior rule that is wrong or no longer "
 	    "wanted, with its feedback history.",
 	.args = delete_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = behavior_delete,
 };

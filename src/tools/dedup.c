@@ -109,11 +109,12 @@ static const struct tool_arg find_args[] = {
 const struct tool tool_find_duplicates = {
 	.name = "find_duplicates",
 	.family = "dedup",
+	.title = "Find duplicate memories",
 	.description = "Find pairs of near-duplicate memories not yet "
 	    "reviewed, grouped into clusters of related memories, so they "
 	    "can be merged or marked as distinct.",
 	.args = find_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = find_duplicates,
 };
 
@@ -134,6 +135,7 @@ static const struct tool_arg mark_args[] = {
 const struct tool tool_dedup_mark_checked = {
 	.name = "dedup_mark_checked",
 	.family = "dedup",
+	.title = "Record a duplicate verdict",
 	.description = "Record a verdict on a reviewed pair of memories so "
 	    "find_duplicates stops reporting it.",
 	.args = mark_args,

@@ -51,19 +51,20 @@ extraction_done(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 static const struct tool_arg done_args[] = {
 	{ "session_id", ARG_STRING, 0, "the parent session whose queued "
-	    "interactions were handled (from a sub-agent)", 0, 0, NULL },
+	    "interactions were handled (from a sub-agent)", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
 static const struct tool_arg payload_args[] = {
 	{ "session_id", ARG_STRING, ARG_REQUIRED, "the session named in the "
-	    "extraction nudge", 0, 0, NULL },
+	    "extraction nudge", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
 const struct tool tool_extraction_done = {
 	.name = "extraction_done",
 	.family = "extraction",
+	.title = "Acknowledge fact extraction",
 	.description = "Acknowledge fact extraction, including runs that "
 	    "found nothing worth saving, so the queued tool interactions are "
 	    "released. A sub-agent passes the parent's session_id.",
@@ -75,9 +76,10 @@ const struct tool tool_extraction_done = {
 const struct tool tool_get_extraction_payload = {
 	.name = "get_extraction_payload",
 	.family = "extraction",
+	.title = "Fetch queued tool interactions",
 	.description = "Fetch the queued tool interactions of a session as a "
 	    "JSON payload for fact extraction. Read-only.",
 	.args = payload_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = get_extraction_payload,
 };

@@ -24,6 +24,7 @@
 #include "core/slug.h"
 #include "core/store.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 
@@ -160,6 +161,8 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 	q->dim = dim;
 	if (store_search(ctx->store, q, hits, err) != 0)
 		goto out;
+	log_debug("search:recall", "%zu store(s), %zu hit(s)", q->nstores,
+	    hits->n);
 	rc = hits->n > 0 && store_stamp_recall(ctx->store, hits,
 	    clock_iso(clock_now(&ctx->clock), now), err) != 0;
 out:
@@ -364,6 +367,7 @@ static const struct tool_arg remember_args[] = {
 const struct tool tool_memory_remember = {
 	.name = "memory_remember",
 	.family = "memory",
+	.title = "Save a memory",
 	.description = "Save a memory under a label so that later "
 	    "conversations can recall it. Warns (without blocking) when "
 	    "similar memories already exist; pass overwrite: true to update "
@@ -393,10 +397,11 @@ static const struct tool_arg recall_args[] = {
 const struct tool tool_memory_recall = {
 	.name = "memory_recall",
 	.family = "memory",
+	.title = "Recall memories",
 	.description = "Search memories by meaning and return the best "
 	    "matches with their content, best first.",
 	.args = recall_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_recall,
 };
 
@@ -408,10 +413,11 @@ static const struct tool_arg list_args[] = {
 const struct tool tool_memory_list = {
 	.name = "memory_list",
 	.family = "memory",
+	.title = "List memories",
 	.description = "List the memories of a store (labels and metadata, "
 	    "no content).",
 	.args = list_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_list,
 };
 
@@ -425,18 +431,20 @@ static const struct tool_arg label_args[] = {
 const struct tool tool_memory_show = {
 	.name = "memory_show",
 	.family = "memory",
+	.title = "Show a memory",
 	.description = "Show one memory in full, by label.",
 	.args = label_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_show,
 };
 
 const struct tool tool_memory_forget = {
 	.name = "memory_forget",
 	.family = "memory",
+	.title = "Forget a memory",
 	.description = "Delete one memory, by label.",
 	.args = label_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = memory_forget,
 };
 
@@ -447,8 +455,9 @@ static const struct tool_arg no_args[] = {
 const struct tool tool_store_list = {
 	.name = "store_list",
 	.family = "memory",
+	.title = "List stores",
 	.description = "List every memory store.",
 	.args = no_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = list_stores,
 };

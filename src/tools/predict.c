@@ -147,11 +147,12 @@ static const struct tool_arg query_args[] = {
 const struct tool tool_prediction_query = {
 	.name = "prediction_query",
 	.family = "prediction",
+	.title = "Query predictions",
 	.description = "Ask the user-decision model what this user tends to "
 	    "want in a situation, for a judgment call the automatic "
 	    "\"User decision model\" block did not already cover. Read-only.",
 	.args = query_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = prediction_query,
 };
 
@@ -175,6 +176,7 @@ static const struct tool_arg update_args[] = {
 const struct tool tool_prediction_update = {
 	.name = "prediction_update",
 	.family = "prediction",
+	.title = "Update a prediction",
 	.description = "Create, reinforce or weaken a prediction about the "
 	    "user after they correct you, answer a question or state a "
 	    "preference. Grade only on the user's own signals, never on "
@@ -193,10 +195,11 @@ static const struct tool_arg store_args[] = {
 const struct tool tool_prediction_list = {
 	.name = "prediction_list",
 	.family = "prediction",
+	.title = "List predictions",
 	.description = "List the predictions of a store with their "
 	    "confidence, situations and recent evidence.",
 	.args = store_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = prediction_list,
 };
 
@@ -213,9 +216,10 @@ static const struct tool_arg delete_args[] = {
 const struct tool tool_prediction_delete = {
 	.name = "prediction_delete",
 	.family = "prediction",
+	.title = "Delete a prediction",
 	.description = "Delete a wrong or obsolete prediction, with its "
 	    "evidence.",
 	.args = delete_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = prediction_delete,
 };

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "core/notify.h"
 #include "embed/model.h"
 #include "util/clock.h"
 
@@ -27,6 +28,7 @@ enum tool_arg_type {
 	ARG_INTEGER,		/* any JSON number with an integral value */
 	ARG_NUMBER,
 	ARG_BOOLEAN,
+	ARG_OBJECT,		/* strict: .fields, no other keys */
 };
 
 enum tool_arg_flags {
@@ -42,12 +44,21 @@ struct tool_arg {
 	const char		*description;
 	double			 min, max;
 	const char *const	*choices;	/* NULL-terminated enum, or NULL */
+	const struct tool_arg	*fields;	/* ARG_OBJECT: { NULL } ended */
 };
 
 struct tool_ctx;
 
+/*
+ * The READONLY and DESTRUCTIVE bits become the MCP annotations
+ * readOnlyHint and destructiveHint (host-contracts §1.6: Claude Code runs
+ * a read-only tool in parallel and in plan mode). A tool with neither
+ * writes without destroying (destructiveHint false).
+ */
 enum tool_flags {
 	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
+	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
+	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
 };
 
 /*
@@ -60,6 +71,7 @@ enum tool_flags {
 struct tool {
 	const char		*name;
 	const char		*family;
+	const char		*title;		/* for menus: "Recall memories" */
 	const char		*description;
 	const struct tool_arg	*args;		/* { NULL } terminated */
 	unsigned		 flags;
@@ -79,6 +91,7 @@ struct tool_ctx {
 	const char		*default_store;	/* detected project store */
 	const struct paths	*paths;
 	struct clock		 clock;
+	struct notify_spawner	 notify;	/* notify_user's notifiers */
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
@@ -132,7 +145,9 @@ const struct tool *tool_find(const char *name);
 /*
  * Validate args (NULL means {}) against t->args. Returns 0, or -1 with the
  * "Invalid arguments: <path>: <reason>; ..." text (every problem, in schema
- * order) appended to msg.
+ * order) appended to msg. An ARG_OBJECT's fields are checked the same way
+ * under the dotted path "<arg>.<field>"; a key it does not declare is a
+ * problem of "<arg>" (store-and-tools §4.14: sections are strict).
  */
 int	tool_validate(const struct tool *, const json_t *, struct sbuf *msg);
 

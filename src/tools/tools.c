@@ -25,6 +25,7 @@
 #include "core/store.h"
 #include "tools/tools.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -52,6 +53,10 @@ const struct tool *const tool_table[] = {
 	&tool_behavior_feedback,
 	&tool_behavior_list,
 	&tool_behavior_delete,
+	/* config, notification (config.c) */
+	&tool_config_get,
+	&tool_config_set,
+	&tool_notify_user,
 	NULL
 };
 
@@ -66,6 +71,7 @@ tool_ctx_init(struct tool_ctx *ctx, struct store *st, const char *dflt,
 	ctx->default_store = dflt;
 	ctx->paths = paths;
 	ctx->clock = clock_system();
+	ctx->notify = notify_spawner_system();
 	model_opts_init(&ctx->model_opts, paths);
 }
 
@@ -101,13 +107,17 @@ seed(struct tool_ctx *ctx)
 struct model *
 tool_model(struct tool_ctx *ctx, struct err *err)
 {
-	if (ctx->model == NULL &&
-	    model_open(&ctx->model_opts, &ctx->model, err) != 0) {
-		ctx->model = NULL;
-		return NULL;
+	if (ctx->model == NULL) {
+		if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+			log_debug("model:load", "failed: %s", err->msg);
+			ctx->model = NULL;
+			return NULL;
+		}
+		log_debug("model:load", "loaded, %d dimensions",
+		    model_dim(ctx->model));
 	}
 	if (!ctx->seeded)
-		seed(ctx);
+		seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
 }
 
@@ -193,6 +203,7 @@ static const char *const type_names[] = {
 	[ARG_INTEGER] = "integer",
 	[ARG_NUMBER] = "number",
 	[ARG_BOOLEAN] = "boolean",
+	[ARG_OBJECT] = "object",
 };
 
 static bool
@@ -208,6 +219,8 @@ type_ok(const struct tool_arg *a, const json_t *v)
 	case ARG_INTEGER:
 		return json_is_integer(v) || (json_is_real(v) &&
 		    floor(json_real_value(v)) == json_real_value(v));
+	case ARG_OBJECT:
+		return json_is_object(v);
 	}
 	return false;
 }
@@ -255,6 +268,49 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 	sbuf_addf(why, ", received '%s'", json_string_value(v));
 }
 
+/* One "<path>: <reason>" item of the Invalid arguments text. */
+static void
+problem(struct sbuf *msg, int *problems, const char *parent,
+    const char *name, const char *why)
+{
+	sbuf_adds(msg, (*problems)++ ? "; " : "Invalid arguments: ");
+	sbuf_addf(msg, "%s%s%s: %s", parent ? parent : "", parent ? "." : "",
+	    name, why);
+}
+
+/* The fields of the strict object obj (argument a), then unknown keys. */
+static void
+check_fields(const struct tool_arg *a, const json_t *obj, struct sbuf *msg,
+    int *problems)
+{
+	const struct tool_arg	*f;
+	struct sbuf		 why = SBUF_INIT;
+	const char		*key;
+	json_t			*v;
+
+	for (f = a->fields; f->name != NULL; f++) {
+		sbuf_reset(&why);
+		if ((v = json_object_get(obj, f->name)) == NULL) {
+			if (f->flags & ARG_REQUIRED)
+				sbuf_adds(&why, "Required");
+		} else
+			check_arg(f, v, &why);
+		if (why.len > 0)
+			problem(msg, problems, a->name, f->name, why.buf);
+	}
+	json_object_foreach((json_t *)obj, key, v) {
+		for (f = a->fields; f->name != NULL; f++)
+			if (strcmp(f->name, key) == 0)
+				break;
+		if (f->name != NULL)
+			continue;
+		sbuf_reset(&why);
+		sbuf_addf(&why, "Unrecognized key in object: '%s'", key);
+		problem(msg, problems, NULL, a->name, why.buf);
+	}
+	sbuf_release(&why);
+}
+
 int
 tool_validate(const struct tool *t, const json_t *args, struct sbuf *msg)
 {
@@ -277,6 +333,8 @@ tool_validate(const struct tool *t, const json_t *args, struct sbuf *msg)
 				sbuf_adds(&why, "Required");
 		} else
 			check_arg(a, v, &why);
+		if (why.len == 0 && a->type == ARG_OBJECT && v != NULL)
+			check_fields(a, v, msg, &problems);
 		if (why.len == 0)
 			continue;
 		sbuf_adds(msg, problems++ ? "; " : "Invalid arguments: ");
@@ -296,19 +354,18 @@ bound_json(const struct tool_arg *a, double x)
 	return json_real(x);
 }
 
-json_t *
-tool_schema(const struct tool *t)
-{
-	const struct tool_arg	*a;
-	const char *const	*c;
-	json_t			*schema, *props, *req, *p, *e;
+static json_t *object_schema(const struct tool_arg *);
 
-	schema = json_object();
-	props = json_object();
-	req = json_array();
-	json_object_set_new(schema, "$schema", json_string(SCHEMA_URI));
-	json_object_set_new(schema, "type", json_string("object"));
-	for (a = t->args; a->name != NULL; a++) {
+/* The JSON Schema of one property. */
+static json_t *
+arg_schema(const struct tool_arg *a)
+{
+	const char *const	*c;
+	json_t			*p, *e;
+
+	if (a->type == ARG_OBJECT)
+		p = object_schema(a->fields);
+	else {
 		p = json_object();
 		json_object_set_new(p, "type",
 		    json_string(type_names[a->type]));
@@ -324,9 +381,24 @@ tool_schema(const struct tool *t)
 		if (a->flags & ARG_MAX)
 			json_object_set_new(p, "maximum",
 			    bound_json(a, a->max));
-		json_object_set_new(p, "description",
-		    json_string(a->description));
-		json_object_set_new(props, a->name, p);
+	}
+	json_object_set_new(p, "description", json_string(a->description));
+	return p;
+}
+
+/* {"type":"object","properties":..,"required":..,"additionalProperties":
+ * false} of args. */
+static json_t *
+object_schema(const struct tool_arg *args)
+{
+	const struct tool_arg	*a;
+	json_t			*schema = json_object(), *props, *req;
+
+	props = json_object();
+	req = json_array();
+	json_object_set_new(schema, "type", json_string("object"));
+	for (a = args; a->name != NULL; a++) {
+		json_object_set_new(props, a->name, arg_schema(a));
 		if (a->flags & ARG_REQUIRED)
 			json_array_append_new(req, json_string(a->name));
 	}
@@ -336,6 +408,17 @@ tool_schema(const struct tool *t)
 	else
 		json_decref(req);
 	json_object_set_new(schema, "additionalProperties", json_false());
+	return schema;
+}
+
+json_t *
+tool_schema(const struct tool *t)
+{
+	json_t	*schema = json_object(), *body = object_schema(t->args);
+
+	json_object_set_new(schema, "$schema", json_string(SCHEMA_URI));
+	json_object_update(schema, body);
+	json_decref(body);
 	return schema;
 }
 

@@ -52,6 +52,11 @@ extern const struct tool tool_behavior_feedback;
 extern const struct tool tool_behavior_list;
 extern const struct tool tool_behavior_delete;
 
+/* config.c (rows 19-21) */
+extern const struct tool tool_config_get;
+extern const struct tool tool_config_set;
+extern const struct tool tool_notify_user;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with

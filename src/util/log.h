@@ -13,6 +13,9 @@
  * This is the one piece of process-wide state in thatch: a log sink, set
  * once before any other work, like git's usage routines.
  */
+/* debug.log is rotated to debug.log.1 once it is larger than this. */
+#define LOG_DEBUG_MAX	(10L << 20)
+
 void	log_open(const char *db_dir);
 void	log_close(void);
 

@@ -8,6 +8,7 @@
 
 P=$TEST_DIR/proj
 SK=$XDG_CONFIG_HOME/opencode/skills
+CMD=$XDG_CONFIG_HOME/opencode/command/thatch
 mkdir -p "$P" && cd "$P" && git init -q
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 module=$(cd "$(dirname "$THATCH_BIN")" && pwd)/share/opencode/thatch.js
@@ -42,6 +43,13 @@ expect_eq "the fact-extractor is installed" "yes" "$(test -f "$SK/thatch-fact-ex
 expect_eq "a stale thatch skill is removed" "no" "$(test -e "$SK/thatch-retired" && echo yes || echo no)"
 expect_eq "another skill is kept" "mine" "$(cat "$SK/my-skill/SKILL.md")"
 expect_eq "the plugin module is the installed file" "yes" "$(test -f "$module" && echo yes)"
+expect_contains "the summary counts the /thatch commands" "$out" "  Commands:      $CMD (4 files: 4 written, 0 unchanged)"
+expect_eq "the four /thatch actions are opencode commands" \
+    "defrag.md extract.md hygiene.md reflect.md" "$(cd "$CMD" && echo *)"
+expect_contains "a command names the tools as opencode spells them" \
+    "$(cat "$CMD/defrag.md")" "thatch_find_duplicates"
+expect_not_contains "and never as Claude Code spells them" \
+    "$(cat "$CMD"/*.md)" "mcp__thatch__"
 
 before=$(cat opencode.json)
 printf 'edited\n' >"$SK/thatch-code-review/SKILL.md"

@@ -76,7 +76,7 @@ eq("an unknown method is -32601 naming it", { code: -32601, message: "Method not
 s.send(rpc(5, "tools/call", [1, 2]));
 eq("params that are not an object are invalid params", -32602, (await s.next()).error?.code);
 s.send(rpc(6, "prompts/list"));
-eq("prompts/list answers a list", { prompts: [] }, (await s.next()).result);
+eq("prompts/list lists the four /thatch actions", ["thatch-defrag", "thatch-extract", "thatch-hygiene", "thatch-reflect"], (await s.next()).result?.prompts?.map((p) => p.name));
 s.send(rpc(7, "prompts/get", { name: "nope" }));
 r = await s.next();
 check("an unknown prompt is -32602 naming it", r.error?.code === -32602 && r.error.message.includes("nope"), JSON.stringify(r));
