@@ -69,32 +69,13 @@ file_of(const char *dir, const char *sid, const char *ext)
 }
 
 static int
-lock_dir(const char *dir, struct err *err)
-{
-	int	fd;
-
-	if (path_mkdir_p(dir, 0700, err) != 0)
-		return -1;
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return err_errno(err, "cannot open '%s'", dir);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			err_errno(err, "cannot lock '%s'", dir);
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
-static int
 txn_open(struct txn *t, const char *dir, const char *sid, struct err *err)
 {
 	struct sbuf	sb = SBUF_INIT;
 	int		rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((t->lock = lock_dir(dir, err)) < 0)
+	if ((t->lock = fileio_lock_dir(dir, err)) < 0)
 		return -1;
 	t->path = file_of(dir, sid, ".json");
 	sbuf_init(&sb);

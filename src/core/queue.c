@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -171,26 +172,7 @@ dir_missing(const char *dir)
 	return stat(dir, &st) != 0 && no_dir();
 }
 
-/* Invariant 1: returns the locked directory fd, or -1 with err set. */
-static int
-lock_dir(const char *dir, struct err *err)
-{
-	int	fd;
-
-	if (path_mkdir_p(dir, 0700, err) != 0)
-		return -1;
-	if ((fd = dir_open(dir)) < 0)
-		return err_errno(err, "cannot open queue directory '%s'", dir);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			err_errno(err, "cannot lock '%s'", dir);
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
+/* Invariant 1: every change happens under fileio_lock_dir(dir). */
 static void
 unlock_dir(int fd)
 {
@@ -258,22 +240,6 @@ read_small(int dfd, const char *dir, const char *name, size_t max,
 	return rc;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Invariant 2: a fresh temporary name beside name that nobody can guess. */
 static char *
 temp_name(const char *name)
@@ -320,7 +286,7 @@ write_file(int dfd, const char *dir, const char *name, const char *data,
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0) {
+	if (fileio_write_fd(fd, data, len) != 0) {
 		err_errno(err, "cannot write '%s/%s'", dir, name);
 		close(fd);
 	} else if (close(fd) != 0)
@@ -772,7 +738,7 @@ queue_append(const char *dir, const char *sid, const struct queue_call *calls,
 	int		 fd, rc = -1;
 
 	sbuf_init(&sb);
-	if ((fd = lock_dir(dir, err)) < 0 ||
+	if ((fd = fileio_lock_dir(dir, err)) < 0 ||
 	    read_records(fd, dir, name, all, err) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -809,7 +775,7 @@ queue_drain(const char *dir, const char *sid, struct err *err)
 
 	if (dir_missing(dir))
 		return 0;
-	if ((fd = lock_dir(dir, err)) < 0)
+	if ((fd = fileio_lock_dir(dir, err)) < 0)
 		return -1;
 	rc = drain_locked(fd, dir, sid, err);
 	unlock_dir(fd);
@@ -855,7 +821,7 @@ queue_missed_bump(const char *dir, const char *sid, struct err *err)
 	char	 buf[32];
 	int	 fd, rc = -1;
 
-	if ((fd = lock_dir(dir, err)) >= 0) {
+	if ((fd = fileio_lock_dir(dir, err)) >= 0) {
 		snprintf(buf, sizeof(buf), "%d", missed_at(fd, dir, sid) + 1);
 		rc = write_file(fd, dir, name, buf, strlen(buf), err);
 	}
@@ -938,7 +904,7 @@ queue_pending_put(const char *dir, const char *sid, const char *text,
 	char	*body = xasprintf("%c%s", extraction ? '1' : '0', text);
 	int	 fd, rc = -1;
 
-	if ((fd = lock_dir(dir, err)) >= 0)
+	if ((fd = fileio_lock_dir(dir, err)) >= 0)
 		rc = write_file(fd, dir, name, body, strlen(body), err);
 	unlock_dir(fd);
 	free(body);
@@ -1029,7 +995,7 @@ queue_prune(const char *dir, long max_age, long now, struct err *err)
 
 	if (dir_missing(dir))
 		return 0;
-	if ((fd = lock_dir(dir, err)) < 0)
+	if ((fd = fileio_lock_dir(dir, err)) < 0)
 		return -1;
 	if ((d = fdopendir(dup(fd))) == NULL) {
 		err_errno(err, "cannot read queue directory '%s'", dir);

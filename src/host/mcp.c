@@ -647,18 +647,8 @@ mcp_handle(struct mcp_server *s, const char *line, size_t len,
 static int
 write_all(int fd, const char *p, size_t n, struct err *err)
 {
-	ssize_t	w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_errno(err, "cannot write a response");
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return fileio_write_fd(fd, p, n) == 0 ? 0 :
+	    err_errno(err, "cannot write a response");
 }
 
 /*

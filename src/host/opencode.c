@@ -46,6 +46,7 @@
 #include "text/opencode.h"
 #include "tools/tool.h"
 #include "util/err.h"
+#include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -981,18 +982,8 @@ opencode_free(struct opencode *oc)
 static int
 write_all(int fd, const char *p, size_t n, struct err *err)
 {
-	ssize_t	w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_errno(err, "write to the plugin");
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return fileio_write_fd(fd, p, n) == 0 ? 0 :
+	    err_errno(err, "write to the plugin");
 }
 
 static int

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,8 +89,8 @@ fileio_read(const char *path, struct sbuf *sb, struct err *err)
 	return 0;
 }
 
-static int
-write_all(int fd, const void *p, size_t n)
+int
+fileio_write_fd(int fd, const void *p, size_t n)
 {
 	const char	*s = p;
 	ssize_t		 w;
@@ -241,7 +242,7 @@ write_atomic(const char *path, const struct iovec *iov, int iovcnt,
 	if (keep && keep_attrs(fd, &old, dst, err) != 0)
 		goto out;
 	for (i = 0; i < iovcnt; i++) {
-		if (write_all(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
+		if (fileio_write_fd(fd, iov[i].iov_base, iov[i].iov_len) != 0) {
 			err_errno(err, "cannot write '%s'", dst);
 			goto out;
 		}
@@ -355,7 +356,7 @@ fileio_append(const char *path, const void *data, size_t len,
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode);
 	if (fd < 0)
 		return err_errno(err, "cannot open '%s'", path);
-	if (write_all(fd, data, len) != 0)
+	if (fileio_write_fd(fd, data, len) != 0)
 		rc = err_errno(err, "cannot append to '%s'", path);
 	if (close(fd) != 0 && rc == 0)
 		rc = err_errno(err, "cannot append to '%s'", path);
@@ -368,4 +369,23 @@ fileio_exists(const char *path)
 	struct stat	st;
 
 	return lstat(path, &st) == 0;
+}
+
+int
+fileio_lock_dir(const char *dir, struct err *err)
+{
+	int	fd;
+
+	if (path_mkdir_p(dir, 0700, err) != 0)
+		return -1;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return err_errno(err, "cannot open directory '%s'", dir);
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			err_errno(err, "cannot lock '%s'", dir);
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }

@@ -18,6 +18,10 @@ int	fileio_read(const char *path, struct sbuf *, struct err *);
 /* Append everything readable from fd until EOF (stdin for hooks). */
 int	fileio_read_fd(int fd, struct sbuf *, struct err *);
 
+/* Write all n bytes to fd, through short writes and EINTR: 0, or -1 with
+ * errno set (the caller names what it was writing). */
+int	fileio_write_fd(int fd, const void *, size_t);
+
 /*
  * Replace path's contents atomically: write a temporary file
  * ".<name>.tmp.XXXXXX" (random suffix, created O_EXCL|O_NOFOLLOW; the
@@ -73,5 +77,13 @@ int	fileio_append(const char *path, const void *, size_t,
 
 /* True if path exists (any type). */
 bool	fileio_exists(const char *path);
+
+/*
+ * Create dir (0700, with its parents) and hold an exclusive flock on it:
+ * the directory's fd, closed to release, or -1 with err set. One writer at
+ * a time for a folder of small files (the extraction queue, opencode's
+ * buffer) that are rewritten whole.
+ */
+int	fileio_lock_dir(const char *dir, struct err *);
 
 #endif
