@@ -194,20 +194,15 @@ is_stopword(const char *s, size_t n)
 	return false;
 }
 
-/* Add token s[0..n) to the MATCH expression as a quoted string. */
+/* Add token s[0..n) to the MATCH expression as an FTS5 string, which
+ * needs no escaping: a token never holds '"' (tok_char). */
 static void
 match_add(struct sbuf *m, const char *s, size_t n)
 {
-	size_t	i;
-
 	if (m->len > 0)
 		sbuf_adds(m, " OR ");
 	sbuf_addc(m, '"');
-	for (i = 0; i < n; i++) {
-		if (s[i] == '"')
-			sbuf_addc(m, '"');
-		sbuf_addc(m, s[i]);
-	}
+	sbuf_add(m, s, n);
 	sbuf_addc(m, '"');
 }
 
@@ -251,7 +246,8 @@ struct lex {
 };
 
 /* Append to *lx the rows matching expr (bm25, label weighing 4 times
- * content), not already in it, up to FUSE_DEPTH. -1 with err only for a
+ * content: a label names what the memory is about), not already in it,
+ * up to FUSE_DEPTH. -1 with err only for a
  * failure other than the index being absent. */
 static int
 lex_query(struct store *st, const struct store_query *q, const char *expr,
@@ -269,7 +265,9 @@ lex_query(struct store *st, const struct store_query *q, const char *expr,
 	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
 	for (i = 0; i < q->nstores; i++)
 		sbuf_addf(&sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
-	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0) LIMIT ?4");
+	/* equal ranks keep table order, as on the vector side */
+	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
+	    "entries_fts.rowid LIMIT ?4");
 	if (sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL) !=
 	    SQLITE_OK) {
 		/* invariant 3: no index, or no FTS5: the vector side alone */
