@@ -92,6 +92,7 @@ CORE_SRC = \
 	src/core/store.c \
 	src/core/store_entries.c \
 	src/core/store_search.c \
+	src/core/store_fts.c \
 	src/core/slug.c \
 	src/core/repo.c \
 	src/core/repo_cache.c \

@@ -79,8 +79,8 @@ print_hit(const struct store_hit *h, struct sbuf *line)
 	char	num[NUM_BUFSZ];
 
 	sbuf_reset(line);
-	utf8_addf(line, "[score:%s] [%s", num_fixed(h->score, 3, num),
-	    h->e.store);
+	utf8_addf(line, "[score:%s] %s[%s", num_fixed(h->score, 3, num),
+	    h->lexical_only ? "[lexical] " : "", h->e.store);
 	if (h->e.branch != NULL && *h->e.branch != '\0')
 		utf8_addf(line, " branch:%s", h->e.branch);
 	if (h->e.confidence != 0)
@@ -97,9 +97,16 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct sbuf		 line = SBUF_INIT;
 	struct store_query	 q;
 	const char		*stores[2];
+	enum store_mode		 mode = STORE_HYBRID;
 	size_t			 i;
 	int			 rc;
 
+	if (argc > 0 && strncmp(argv[0], "--mode=", 7) == 0) {
+		if (store_mode_parse(argv[0] + 7, &mode) != 0)
+			return CMD_USAGE;
+		argc--;
+		argv++;
+	}
 	if (argc < 1 || *argv[0] == '\0')
 		return CMD_USAGE;
 	if (argc > 2)
@@ -108,6 +115,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	q.stores = stores;
 	q.limit = SEARCH_LIMIT;
 	q.min_score = -2;
+	q.mode = mode;
 	stores[q.nstores++] = argc < 2 || strcmp(argv[1], "all") == 0 ?
 	    cli_default_store(ctx) : argv[1];
 	if (argc == 2 && strcmp(argv[1], "all") == 0)
@@ -138,7 +146,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_search_entry = {
 	.name = "search",
-	.usage = "<query> [store|all]",
+	.usage = "[--mode=hybrid|vector|lexical] <query> [store|all]",
 	.summary = "search memories by meaning",
 	.flags = CMD_STORE,
 	.exec = cmd_search_exec,

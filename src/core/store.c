@@ -546,6 +546,7 @@ static int (*const setup_steps[])(struct store *, bool, int *,
 	migrate_entries,
 	seed_global,
 	migrate_chat,
+	store_fts_setup,
 };
 #define NSETUP_STEPS	(sizeof(setup_steps) / sizeof(setup_steps[0]))
 

@@ -147,10 +147,18 @@ int	 store_list(struct store *, const char *store,
 int	 store_has_store(struct store *, const char *name, bool *,
 	    struct err *);
 
-/* A ranked result of store_search: the entry (no vector) and its cosine. */
+/*
+ * A ranked result of store_search: the entry (no vector), its cosine (0
+ * for a row of another dimension the lexical side found), what the
+ * lexical side matched in it, and whether the vector side alone would not
+ * have shown it (outside its first limit rows).
+ */
+enum { STORE_LEX_NONE, STORE_LEX_WORD, STORE_LEX_IDENT };
 struct store_hit {
 	struct store_entry	e;
 	double			score;
+	int			lexical;	/* STORE_LEX_* */
+	bool			lexical_only;
 };
 
 struct store_hits {
@@ -159,6 +167,12 @@ struct store_hits {
 };
 
 void	 store_hits_release(struct store_hits *);
+
+/* Which rankings a search with text fuses (docs/store.md). */
+enum store_mode { STORE_HYBRID, STORE_VECTOR, STORE_LEXICAL };
+
+/* "hybrid", "vector" or "lexical" to *mode; -1 for anything else. */
+int	 store_mode_parse(const char *name, enum store_mode *mode);
 
 /* §5.2 search parameters. Borrowed. */
 struct store_query {
@@ -172,6 +186,8 @@ struct store_query {
 	const char		*exclude_slug;	/* find_similar (§5.4) */
 	double			 min_score;	/* -2: none */
 	bool			 rank_round3;	/* §5.4: rank by round3 */
+	const char		*text;		/* NULL: vector only */
+	enum store_mode		 mode;
 };
 
 /*
@@ -189,6 +205,13 @@ struct store_query {
  * again in table order, and hit.score is the unrounded cosine. A stores
  * list naming a store twice searches it once. Rows are kept when score >=
  * min_score. hits is replaced (release it even on failure).
+ *
+ * With text set and mode not STORE_VECTOR (recall and the prompt nudge),
+ * the order is instead the reciprocal-rank fusion of the cosine ranking
+ * and a full-text ranking of text over label and content (store_fts.c),
+ * or the full-text ranking alone (STORE_LEXICAL); scores are still the
+ * cosine, and min_score, exclude_slug and rank_round3 do not apply. A
+ * database without the full-text index is searched by vector alone.
  */
 int	 store_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);

@@ -15,7 +15,10 @@
 #include <sqlite3.h>
 
 struct err;
+struct sbuf;
 struct store_entry;
+struct store_query;
+struct store_hits;
 struct store_cache;
 
 /* Another core module's per-connection state (store_attach). */
@@ -80,5 +83,14 @@ void	 store_cache_put(struct store *, const char *store,
 	    const char *branch);
 void	 store_cache_remove(struct store *, const char *store,
 	    sqlite3_int64 rowid);
+
+/* store_search's cosine side (store_search.c), the full-text index's
+ * setup step for store.c's §1.5 steps and the query's FTS5 MATCH
+ * expressions (store_fts.c; exposed for tests through store.h users). */
+int	 store_vector_search(struct store *, const struct store_query *,
+	    struct store_hits *, struct err *);
+int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
+void	 store_fts_match(const char *text, struct sbuf *idents,
+	    struct sbuf *words);
 
 #endif

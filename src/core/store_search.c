@@ -1226,7 +1226,7 @@ out:
 }
 
 int
-store_search(struct store *st, const struct store_query *q,
+store_vector_search(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
 {
 	struct store_cache	*c;

@@ -470,14 +470,20 @@ answer_match(struct tool_ctx *ctx, const struct store_query *q,
     double threshold, json_t *out, struct err *err)
 {
 	struct store_hits	 hits = { NULL, 0 };
+	struct store_query	 hq = *q;
 	json_t			*m;
-	size_t			 i;
+	size_t			 i, n = 0;
 
-	if (store_search(ctx->store, q, &hits, err) != 0)
+	/* a memory naming an identifier of the prompt passes under the
+	 * threshold; read past the fused rows the threshold drops */
+	hq.limit = q->limit > 20 ? q->limit : 20;
+	if (store_search(ctx->store, &hq, &hits, err) != 0)
 		return -1;
-	for (i = 0; i < hits.n; i++) {
-		if (!(hits.v[i].score >= threshold))
+	for (i = 0; i < hits.n && n < (size_t)q->limit; i++) {
+		if (!(hits.v[i].score >= threshold) &&
+		    hits.v[i].lexical != STORE_LEX_IDENT)
 			continue;
+		n++;
 		m = json_object();
 		json_object_set_new(m, "label",
 		    json_string(hits.v[i].e.label));
@@ -560,6 +566,7 @@ answer(struct sideband *sb, const char *line, size_t len)
 	q.stores = stores;
 	q.limit = (int)json_integer_value(jsonx_get(req, "limit"));
 	q.min_score = -2;
+	q.text = text;
 	/* §6.3: null compares as 0; absent (or garbage) matches nothing */
 	th = json_object_get(req, "threshold");
 	threshold = json_is_null(th) ? 0 : json_is_number(th) ?

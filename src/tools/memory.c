@@ -143,8 +143,8 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h)
 		sbuf_adds(out, " archived:true");
 	if (e->updated_at != NULL)
 		sbuf_addf(out, " updated:%s", e->updated_at);
-	sbuf_addf(out, "] [score:%s]\n%s", num_fixed(h->score, 3, num),
-	    e->content ? e->content : "");
+	sbuf_addf(out, "] [score:%s]%s\n%s", num_fixed(h->score, 3, num),
+	    h->lexical_only ? " [lexical]" : "", e->content ? e->content : "");
 }
 
 int
@@ -159,6 +159,7 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 		return -1;
 	q->vec = vec;
 	q->dim = dim;
+	q->text = query;
 	if (store_search(ctx->store, q, hits, err) != 0)
 		goto out;
 	log_debug("search:recall", "%zu store(s), %zu hit(s)", q->nstores,
@@ -197,6 +198,11 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	q.limit = (int)tool_arg_int(args, "limit", 10);
 	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
 	q.min_score = -2;
+	if (store_mode_parse(tool_arg_str(args, "mode", "hybrid"), &q.mode) !=
+	    0) {
+		err_set(err, "mode must be hybrid, vector or lexical");
+		goto out;
+	}
 	if ((found = tool_memory_search(ctx, tool_arg_str(args, "query", ""),
 	    &q, &hits, err)) < 0)
 		goto out;
@@ -391,6 +397,10 @@ static const struct tool_arg recall_args[] = {
 	  .description = "Maximum number of results (default 10)" },
 	{ .name = "includeArchived", .type = ARG_BOOLEAN,
 	  .description = "Include archived memories (default false)" },
+	{ .name = "mode", .type = ARG_STRING,
+	  .description = "hybrid (default): meaning and exact words fused; "
+	    "vector: meaning only; lexical: exact words, names and paths "
+	    "only" },
 	{ .name = NULL }
 };
 
@@ -398,8 +408,9 @@ const struct tool tool_memory_recall = {
 	.name = "memory_recall",
 	.family = "memory",
 	.title = "Recall memories",
-	.description = "Search memories by meaning and return the best "
-	    "matches with their content, best first.",
+	.description = "Search memories by meaning and by the exact names "
+	    "in the query (identifiers, paths, error codes) and return the "
+	    "best matches with their content, best first.",
 	.args = recall_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_recall,

@@ -59,10 +59,20 @@ expect_eq "user_version is never set" "0" "$(q "$db" "PRAGMA user_version")"
 # --- a file thatch created, opened by the original ---
 rm -rf "$XDG_CONFIG_HOME/thatch"
 thatch stores >/dev/null
+# thatch's own full-text index (entries_fts, its shadow tables and its
+# triggers) comes on top of the original's schema, which stays exact
+own_schema() {
+	q "$1" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL
+	    AND name NOT LIKE 'entries_fts%' ORDER BY rowid"
+}
 schema_thatch=$(q "$db" .schema)
 q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
 expect_eq "thatch creates the original's schema text exactly" \
-	"$(q "$TEST_DIR/orig.db" .schema)" "$schema_thatch"
+	"$(own_schema "$TEST_DIR/orig.db")" "$(own_schema "$db")"
+expect_eq "thatch adds only its full-text index and its three triggers" \
+	"entries_fts entries_fts_ad entries_fts_ai entries_fts_au" \
+	"$(q "$db" "SELECT name FROM sqlite_master WHERE name = 'entries_fts'
+	    OR type = 'trigger' ORDER BY name" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "thatch's file is in WAL mode" "wal" "$(q "$db" "PRAGMA journal_mode")"
 expect_ok "the original's init replays on thatch's file" \
 	q "$db" <"$FIX/original.sql"
@@ -76,6 +86,19 @@ body', X'0000803F', 'Xenova/bge-small-en-v1.5', NULL, NULL, 0,
   '2025-05-05T05:05:05.005Z', '2025-05-05T05:05:05.005Z')"
 expect_eq "a row the original inserts lists in thatch" \
 	"[o/r] A b (2025-05-05T05:05:05.005Z)" "$(thatch list o/r)"
+lex() { thatch search --mode=lexical "$1" o/r 2>/dev/null | sed 's/^\[score:[^]]*\] //'; }
+expect_eq "the original's insert is in the full-text index" "[lexical] [o/r] A b" "$(lex body)"
+q "$db" "UPDATE entries SET content = '# A b
+
+fresh text' WHERE slug = 'a-b'"
+expect_eq "the original's update leaves its old words unfound" \
+	'No matches for "body" in [o/r].' "$(lex body)"
+expect_eq "the original's update is indexed" "[lexical] [o/r] A b" "$(lex fresh)"
+q "$db" "DELETE FROM entries WHERE slug = 'a-b'"
+expect_eq "the original's delete leaves the index" \
+	'No matches for "fresh" in [o/r].' "$(lex fresh)"
+expect_ok "the full-text index matches the table exactly" \
+	q "$db" "INSERT INTO entries_fts(entries_fts) VALUES ('integrity-check')"
 
 # --- a chat table from a newer original without COLLATE NOCASE ---
 q "$db" "CREATE TABLE chat_sessions (session_id TEXT PRIMARY KEY,

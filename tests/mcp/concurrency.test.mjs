@@ -46,7 +46,7 @@ const lines = (await call(a, "memory_list", { store: "c" })).text.split("\n");
 eq("all of the first server's memories are there", N, lines.filter((l) => l.startsWith("[c] alpha ")).length);
 eq("all of the second server's memories are there", N, lines.filter((l) => l.startsWith("[c] beta ")).length);
 eq("every memory the CLI forgot is gone", 0, lines.filter((l) => l.startsWith("[c] seed ")).length);
-const seen = (await call(b, "memory_recall", { query: "alpha wrote memory number 7", store: "c", limit: 20 })).text;
+const seen = (await call(b, "memory_recall", { query: "alpha wrote memory number 7", store: "c", limit: 20, mode: "vector" })).text;
 check("a server sees what the other wrote", seen.includes("# alpha ") && seen.includes("# beta "), seen.slice(0, 300));
 await a.close();
 await b.close();

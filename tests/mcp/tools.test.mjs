@@ -25,7 +25,7 @@ eq("tools/list is in registry order", [
 
 const want = {
 	memory_remember: { required: ["label", "content"], props: { label: "string", content: "string", store: "string", branch: "string", confidence: "integer", overwrite: "boolean", archived: "boolean" } },
-	memory_recall: { required: ["query"], props: { query: "string", store: "string", branch: "string", limit: "integer", includeArchived: "boolean" } },
+	memory_recall: { required: ["query"], props: { query: "string", store: "string", branch: "string", limit: "integer", includeArchived: "boolean", mode: "string" } },
 	memory_list: { props: { store: "string" } },
 	memory_show: { required: ["label"], props: { label: "string", store: "string" } },
 	memory_forget: { required: ["label"], props: { label: "string", store: "string" } },

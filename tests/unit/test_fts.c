@@ -1,0 +1,278 @@
+/*
+ * test_fts.c — hybrid recall (store_fts.c): the query's tokens, what the
+ * trigram index finds, the fused order, the store/branch/archived rules
+ * on the lexical side, writes by another connection (the original), the
+ * index built for an existing file, and a read-only file searched by
+ * vector alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "check.h"
+#include "core/store.h"
+#include "core/store_int.h"
+#include "tmpdb.h"
+#include "util/err.h"
+#include "util/sbuf.h"
+
+/* Memories in store p; vectors in 2 dimensions. */
+static void
+put(struct store *st, const char *store, const char *slug,
+    const char *content, const float *v, const char *branch, int archived)
+{
+	struct store_write	 w = {
+		.store = store, .slug = slug, .label = slug,
+		.content = content, .vec = v, .dim = v == NULL ? 0 : 2,
+		.branch = branch, .archived = archived, .overwrite = true,
+		.now = "2025-01-01T00:00:00.000Z",
+	};
+	enum store_write_result	 res;
+	struct err		 err = { "" };
+
+	if (store_remember(st, &w, &res, &err) != 0 || res != STORE_SAVED)
+		CHECK_FAIL("store_remember %s: %s", slug, err.msg);
+}
+
+/* The slugs store_search returns, each followed by ',' and, for a hit
+ * only the lexical side brought, '*'. */
+static const char *
+search(struct store *st, const char *text, const float *v,
+    enum store_mode mode, const char *branch, bool archived, char *buf)
+{
+	const char		*stores[] = { "p" };
+	struct store_query	 q = {
+		.stores = stores, .nstores = 1, .vec = v, .dim = 2,
+		.branch = branch, .limit = 3, .include_archived = archived,
+		.min_score = -2, .text = text, .mode = mode,
+	};
+	struct store_hits	 hits;
+	struct err		 err = { "" };
+	size_t			 i;
+
+	*buf = '\0';
+	if (store_search(st, &q, &hits, &err) != 0)
+		CHECK_FAIL("store_search: %s", err.msg);
+	for (i = 0; i < hits.n; i++) {
+		strcat(buf, hits.v[i].e.slug);
+		strcat(buf, hits.v[i].lexical_only ? "*," : ",");
+	}
+	store_hits_release(&hits);
+	return buf;
+}
+
+static void
+query_tokens_split_names_from_words(void)
+{
+	struct sbuf	id = SBUF_INIT, w = SBUF_INIT;
+
+	store_fts_match("Why does `ERR_SSL_PROTOCOL_ERROR` hit src/core/"
+	    "store.c, useEffect or ENOENT? the \"db\" x.y", &id, &w);
+	CHECK_STR(id.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR \"src/core/store.c\""
+	    " OR \"useEffect\" OR \"ENOENT\" OR \"x.y\"");
+	CHECK_STR(w.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR "
+	    "\"hit\" OR \"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\""
+	    " OR \"x.y\"");
+	sbuf_release(&id);
+	sbuf_release(&w);
+	store_fts_match("say \"abc\"\"def\" hi", &id, &w);
+	CHECK_STR(w.buf, "\"say\" OR \"abc\" OR \"def\"");	/* no quote leaks */
+	sbuf_release(&id);
+	sbuf_release(&w);
+}
+
+static void
+lexical_finds_code(void)
+{
+	struct store	*st = tmpdb_open("code");
+	float		 v[2] = { 1, 0 };
+	char		 buf[256];
+
+	put(st, "p", "ssl", "ERR_SSL_PROTOCOL_ERROR behind the proxy", v,
+	    NULL, -1);
+	put(st, "p", "path", "search lives in src/core/store_search.c", v,
+	    NULL, -1);
+	put(st, "p", "hook", "React useEffect runs after paint", v, NULL, -1);
+	put(st, "p", "ns", "call std::filesystem::path for it", v, NULL, -1);
+	put(st, "p", "zh", "数据库迁移需要备份", v, NULL, -1);
+	CHECK_STR(search(st, "err_ssl_protocol_error", v, STORE_LEXICAL, NULL,
+	    false, buf), "ssl*,");
+	CHECK_STR(search(st, "store_search.c", v, STORE_LEXICAL, NULL, false,
+	    buf), "path*,");
+	CHECK_STR(search(st, "core/store_search", v, STORE_LEXICAL, NULL,
+	    false, buf), "path*,");
+	CHECK_STR(search(st, "effect", v, STORE_LEXICAL, NULL, false, buf),
+	    "hook*,");
+	CHECK_STR(search(st, "filesystem::path", v, STORE_LEXICAL, NULL,
+	    false, buf), "ns*,");
+	CHECK_STR(search(st, "迁移需要", v, STORE_LEXICAL, NULL, false, buf),
+	    "zh*,");
+	CHECK_STR(search(st, "nothing-like-it", v, STORE_LEXICAL, NULL, false,
+	    buf), "");
+	store_close(st);
+}
+
+/* The one memory naming the query's identifier outranks every memory
+ * only the embedding found, however close those are; scores stay the
+ * cosine. */
+static void
+fusion_puts_the_exact_name_first(void)
+{
+	struct store		*st = tmpdb_open("fuse");
+	float			 near[2] = { 1, 0.01f }, far[2] = { -1, 0 };
+	float			 q[2] = { 1, 0 };
+	char			 buf[256], name[16];
+	const char		*stores[] = { "p" };
+	struct store_query	 sq = {
+		.stores = stores, .nstores = 1, .vec = q, .dim = 2,
+		.limit = 3, .min_score = -2, .text = "fix THATCH_DB_PATH",
+	};
+	struct store_hits	 hits;
+	struct err		 err = { "" };
+	int			 i;
+
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "n%02d", i);
+		put(st, "p", name, "close in meaning", near, NULL, -1);
+	}
+	put(st, "p", "env", "set THATCH_DB_PATH to move it", far, NULL, -1);
+	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_VECTOR, NULL,
+	    false, buf), "n00,n01,n02,");
+	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_HYBRID, NULL,
+	    false, buf), "env*,n00,n01,");
+	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
+	CHECK_INT(hits.n, 3);
+	CHECK(fabs(hits.v[0].score + 1) < 1e-9);
+	CHECK_INT(hits.v[0].lexical, STORE_LEX_IDENT);
+	store_hits_release(&hits);
+	/* without text, store_search is the §5.2 search it always was */
+	sq.text = NULL;
+	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
+	CHECK_STR(hits.v[0].e.slug, "n00");
+	store_hits_release(&hits);
+	store_close(st);
+}
+
+static void
+lexical_side_keeps_the_rules(void)
+{
+	struct store	*st = tmpdb_open("rules");
+	float		 v[2] = { 1, 0 };
+	char		 buf[256];
+
+	put(st, "p", "wide", "uses KEY_ALPHA", v, NULL, -1);
+	put(st, "p", "feat", "uses KEY_ALPHA", v, "feat", -1);
+	put(st, "p", "other", "uses KEY_ALPHA", v, "other", -1);
+	put(st, "p", "empty", "uses KEY_ALPHA", v, "", -1);
+	put(st, "p", "old", "uses KEY_ALPHA", v, NULL, 1);
+	put(st, "q", "elsewhere", "uses KEY_ALPHA", v, NULL, -1);
+	CHECK_STR(search(st, "KEY_ALPHA", v, STORE_LEXICAL, "feat", false,
+	    buf), "wide*,feat*,");
+	/* bm25: the shorter label ranks first */
+	CHECK_STR(search(st, "KEY_ALPHA", v, STORE_LEXICAL, "feat", true,
+	    buf), "old*,wide*,feat*,");
+	store_close(st);
+}
+
+/* Another connection's writes (the original's) are indexed by the
+ * triggers in their own transaction; a rolled-back write leaves none. */
+static void
+other_writers_are_indexed(void)
+{
+	struct store	*st = tmpdb_open("other");
+	sqlite3		*db;
+	float		 v[2] = { 1, 0 };
+	char		 buf[256], *path = xasprintf("%s", store_path(st));
+
+	put(st, "p", "a", "first", v, NULL, -1);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "INSERT INTO entries (slug, store, label, "
+	    "content) VALUES ('b', 'p', 'b', 'ORIG_WROTE_THIS'); "
+	    "BEGIN; INSERT INTO entries (slug, store, label, content) "
+	    "VALUES ('c', 'p', 'c', 'ROLLED_BACK_ROW'); ROLLBACK; "
+	    "UPDATE entries SET content = 'renamed SECOND_NAME' WHERE "
+	    "slug = 'a'", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_STR(search(st, "ORIG_WROTE_THIS", v, STORE_LEXICAL, NULL, false,
+	    buf), "b*,");
+	CHECK_STR(search(st, "ROLLED_BACK_ROW", v, STORE_LEXICAL, NULL, false,
+	    buf), "");
+	CHECK_STR(search(st, "first", v, STORE_LEXICAL, NULL, false, buf), "");
+	CHECK_STR(search(st, "SECOND_NAME", v, STORE_LEXICAL, NULL, false,
+	    buf), "a*,");
+	CHECK_INT(sqlite3_exec(db, "DELETE FROM entries WHERE slug = 'b'; "
+	    "INSERT INTO entries_fts(entries_fts) VALUES ('integrity-check')",
+	    NULL, NULL, NULL), SQLITE_OK);
+	CHECK_STR(search(st, "ORIG_WROTE_THIS", v, STORE_LEXICAL, NULL, false,
+	    buf), "");
+	sqlite3_close(db);
+	store_close(st);
+	free(path);
+}
+
+/* A file the original made (no index) gets one, of its rows, when
+ * opened writable; an open that cannot write searches by vector alone. */
+static void
+existing_files_get_the_index_when_writable(void)
+{
+	struct store	*st = tmpdb_open("existing");
+	float		 v[2] = { 1, 0 };
+	char		 buf[256], *path = xasprintf("%s", store_path(st));
+	struct err	 err = { "" };
+	sqlite3		*db;
+
+	put(st, "p", "a", "OLD_ROW_NAME", v, NULL, -1);
+	store_close(st);
+	CHECK_INT(sqlite3_open(path, &db), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(db, "DROP TABLE entries_fts; DROP TRIGGER "
+	    "entries_fts_ai; DROP TRIGGER entries_fts_ad; DROP TRIGGER "
+	    "entries_fts_au", NULL, NULL, NULL), SQLITE_OK);
+	/* another process's write transaction: this open cannot write */
+	CHECK_INT(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+	    SQLITE_OK);
+	CHECK_INT(store_open(path, &st, &err), 0);
+	CHECK_STR(search(st, "OLD_ROW_NAME", v, STORE_LEXICAL, NULL, false,
+	    buf), "");
+	CHECK_STR(search(st, "OLD_ROW_NAME", v, STORE_HYBRID, NULL, false,
+	    buf), "a,");
+	store_close(st);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(db);
+	CHECK_INT(store_open(path, &st, &err), 0);
+	CHECK_STR(search(st, "OLD_ROW_NAME", v, STORE_LEXICAL, NULL, false,
+	    buf), "a*,");
+	store_close(st);
+	free(path);
+}
+
+static void
+modes_parse(void)
+{
+	enum store_mode	m;
+
+	CHECK_INT(store_mode_parse("lexical", &m), 0);
+	CHECK_INT(m, STORE_LEXICAL);
+	CHECK_INT(store_mode_parse("vector", &m), 0);
+	CHECK_INT(m, STORE_VECTOR);
+	CHECK_INT(store_mode_parse("hybrid", &m), 0);
+	CHECK_INT(m, STORE_HYBRID);
+	CHECK_INT(store_mode_parse("Hybrid", &m), -1);
+}
+
+static void
+teardown(void)
+{
+	tmpdb_cleanup();
+}
+
+CHECK_MAIN(
+	TEST(query_tokens_split_names_from_words),
+	TEST(lexical_finds_code),
+	TEST(fusion_puts_the_exact_name_first),
+	TEST(lexical_side_keeps_the_rules),
+	TEST(other_writers_are_indexed),
+	TEST(existing_files_get_the_index_when_writable),
+	TEST(modes_parse),
+	TEST(teardown)
+)
