@@ -5,6 +5,7 @@
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/path.h"
+#include "cli/cmd.h"
 
 struct store;
 
@@ -15,6 +16,9 @@ struct store;
  */
 struct cli_ctx {
 	const char	*name;		/* the subcommand as typed */
+	const struct cmd_entry *cmd;	/* its row; set by cli_parse */
+	const char	*optval[CMD_MAXOPTS];	/* per cmd->opts; "" a flag */
+	char		**args;		/* owned array; the positionals */
 	struct paths	 paths;
 	struct clock	 clock;
 	struct store	*store;		/* owned; opened for CMD_STORE */
@@ -24,6 +28,21 @@ struct cli_ctx {
 
 void	cli_ctx_init(struct cli_ctx *, const char *name);
 void	cli_ctx_release(struct cli_ctx *);
+
+/*
+ * Parse argv (after the subcommand name) against e's row: options before
+ * `--` anywhere among the positionals, `--opt=value` or `--opt value`,
+ * -h/--help anywhere before `--`. On success pargc and pargv are the
+ * positionals (borrowed for the life of ctx) and options are read with
+ * cli_opt. Returns 0, 1 when help was asked for, or CMD_USAGE with ctx->err
+ * naming the unknown option, the missing value or the surplus argument.
+ */
+int	cli_parse(struct cli_ctx *, const struct cmd_entry *e, int argc,
+	    char **argv, int *pargc, char ***pargv);
+
+/* The value of option `name` of the command (a flag's is ""), or NULL. */
+const char *cli_opt(const struct cli_ctx *, const char *name);
+#define cli_flag(ctx, name)	(cli_opt((ctx), (name)) != NULL)
 
 /* Open ctx->store if not yet open. Returns 0, or -1 with ctx->err set. */
 int	cli_open_store(struct cli_ctx *);

@@ -39,7 +39,10 @@ cmd_hygiene_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_hygiene_entry = {
 	.name = "hygiene",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch hygiene",
 	.summary = "report duplicate, stale and orphaned memories",
 	.flags = CMD_STORE,
 	.exec = cmd_hygiene_exec,

@@ -55,7 +55,10 @@ cmd_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
-	.usage = "[store]",
+	.args = "[store]",
+	.max_args = 1,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch list global",
 	.summary = "list the memories of a store",
 	.flags = CMD_STORE,
 	.exec = cmd_list_exec,

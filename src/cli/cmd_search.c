@@ -39,17 +39,19 @@ add_name(const char *name, void *arg)
 	return 0;
 }
 
+/* A query typed unquoted: a usage error that shows the quoted command. */
 static int
-too_many(int argc, char **argv)
+too_many(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int	i;
+	struct sbuf	q = SBUF_INIT;
+	int		i;
 
-	fputs("error: too many arguments; quote multi-word queries: "
-	    "thatch search \"", stderr);
 	for (i = 0; i < argc; i++)
-		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
-	fputs("\"\n", stderr);
-	return 1;
+		utf8_addf(&q, "%s%s", i ? " " : "", argv[i]);
+	err_set(&ctx->err, "unexpected argument '%s'; quote multi-word "
+	    "queries: thatch search \"%s\"", argv[2], q.buf);
+	sbuf_release(&q);
+	return CMD_USAGE;
 }
 
 /* 0 when store exists, 1 after telling the user it does not, or -1. */
@@ -67,10 +69,10 @@ check_store(struct cli_ctx *ctx, const char *store)
 		sbuf_release(&names);
 		return -1;
 	}
-	fprintf(stderr, "error: no store named \"%s\" (if it is part of the "
-	    "query, quote the whole query)\nstores: %s\n", store, names.buf);
+	err_set(&ctx->err, "no store named \"%s\" (if it is part of the "
+	    "query, quote the whole query); stores: %s", store, names.buf);
 	sbuf_release(&names);
-	return 1;
+	return -1;
 }
 
 static void
@@ -100,10 +102,12 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	size_t			 i;
 	int			 rc;
 
-	if (argc < 1 || *argv[0] == '\0')
+	if (*argv[0] == '\0') {
+		err_set(&ctx->err, "empty query");
 		return CMD_USAGE;
+	}
 	if (argc > 2)
-		return too_many(argc, argv);
+		return too_many(ctx, argc, argv);
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
 	q.limit = SEARCH_LIMIT;
@@ -114,7 +118,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 		stores[q.nstores++] = "global";
 	else if (argc == 2 && *argv[1] != '\0' &&
 	    (rc = check_store(ctx, argv[1])) != 0)
-		return rc < 0 ? CMD_FAILED : 1;
+		return CMD_FAILED;
 	fputs("[thatch] loading the embedding model...\n", stderr);
 	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
 	tools.clock = ctx->clock;
@@ -138,7 +142,11 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_search_entry = {
 	.name = "search",
-	.usage = "<query> [store|all]",
+	.args = "<query> [store|all]",
+	.min_args = 1,
+	.max_args = CMD_ANY,
+	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch search \"how are tokens issued\" all",
 	.summary = "search memories by meaning",
 	.flags = CMD_STORE,
 	.exec = cmd_search_exec,

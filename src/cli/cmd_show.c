@@ -48,8 +48,10 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	bool			 found;
 	int			 rc = CMD_FAILED;
 
-	if (argc < 1 || *argv[0] == '\0')
+	if (*argv[0] == '\0') {
+		err_set(&ctx->err, "empty label");
 		return CMD_USAGE;
+	}
 	store = argc > 1 && *argv[1] != '\0' ? argv[1] : cli_default_store(ctx);
 	slug = slug_make(argv[0], strlen(argv[0]));
 	if (store_get(ctx->store, store, slug, &e, &found, &ctx->err) != 0)
@@ -81,7 +83,11 @@ out:
 
 const struct cmd_entry cmd_show_entry = {
 	.name = "show",
-	.usage = "<label> [store]",
+	.args = "<label> [store]",
+	.min_args = 1,
+	.max_args = 2,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch show \"login flow\"",
 	.summary = "print one memory in full",
 	.flags = CMD_STORE,
 	.exec = cmd_show_exec,

@@ -38,7 +38,9 @@ cmd_stores_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_stores_entry = {
 	.name = "stores",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.example = "thatch stores",
 	.summary = "list every store",
 	.flags = CMD_STORE,
 	.exec = cmd_stores_exec,

@@ -72,8 +72,8 @@ expect_eq "forget left the other memories" "2" \
 for cmd in show forget; do
 	err=$(thatch $cmd 2>&1 >/dev/null); rc=$?
 	expect_eq "$cmd without a label is a usage error (exit 2)" 2 $rc
-	expect_contains "$cmd without a label says what is missing" "$err" "usage: thatch $cmd <label> [store]"
-	expect_contains "$cmd without a label prints the usage" "$err" "USAGE"
+	expect_contains "$cmd without a label says what is missing" "$err" "missing argument (expected <label> [store])"
+	expect_contains "$cmd without a label prints its usage" "$err" "usage: thatch $cmd <label> [store]"
 	err=$(thatch $cmd "" 2>&1 >/dev/null); rc=$?
 	expect_eq "$cmd with an empty label is a usage error (exit 2)" 2 $rc
 done

@@ -9,9 +9,9 @@ mkdir -p "$P" && cd "$P" && git init -q
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 err=$(thatch setup 2>&1); rc=$?
-expect_eq "setup without a host exits 1" 1 $rc
-expect_contains "setup without a host shows its usage" "$err" "thatch setup --claude [--cursor] [--global]"
-expect_eq "setup --global alone is refused too" 1 "$(thatch setup --global >/dev/null 2>&1; echo $?)"
+expect_eq "setup without a host is a usage error (exit 2)" 2 $rc
+expect_contains "setup without a host shows its usage" "$err" "usage: thatch setup [--claude] [--cursor] [--opencode] [--global]"
+expect_eq "setup --global alone is refused too" 2 "$(thatch setup --global >/dev/null 2>&1; echo $?)"
 
 # --- Claude Code, project-local ------------------------------------------------
 printf '# My project\n\nOwn notes.\n' >CLAUDE.md
