@@ -15,6 +15,9 @@
 #include "core/repo_cache.h"
 #include "core/slug.h"
 #include "core/store.h"
+#include "util/jsonx.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 void
@@ -169,4 +172,58 @@ cli_hashed_label(struct cli_ctx *ctx, const char *label, const char *slug,
 	err_set(&ctx->err, "label \"%s\" has no letter or digit, so it names "
 	    "memory \"%s\", and store \"%s\" has none", label, slug, store);
 	return 1;
+}
+
+/* JSON strings must be UTF-8: bytes that are not are shown as \xHH. */
+json_t *
+cli_json_str(const char *s)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*j;
+
+	if ((j = json_string(s)) != NULL)
+		return j;
+	utf8_escape(&sb, s, UTF8_ESC_TEXT);
+	j = json_string(sb.buf);
+	sbuf_release(&sb);
+	return j;
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL && *s != '\0' ? cli_json_str(s) : json_null();
+}
+
+json_t *
+cli_entry_json(const struct store_entry *e, bool content)
+{
+	json_t	*o = json_object();
+
+	json_object_set_new(o, "store", cli_json_str(e->store));
+	json_object_set_new(o, "slug", cli_json_str(e->slug));
+	json_object_set_new(o, "label", cli_json_str(e->label));
+	json_object_set_new(o, "branch", str_or_null(e->branch));
+	json_object_set_new(o, "confidence", e->confidence != 0 ?
+	    json_integer(e->confidence) : json_null());
+	json_object_set_new(o, "archived", json_boolean(e->archived));
+	json_object_set_new(o, "created_at", str_or_null(e->created_at));
+	json_object_set_new(o, "updated_at", str_or_null(e->updated_at));
+	json_object_set_new(o, "last_recalled_at",
+	    str_or_null(e->last_recalled_at));
+	json_object_set_new(o, "recall_count", json_integer(e->recall_count));
+	if (content)
+		json_object_set_new(o, "content",
+		    cli_json_str(e->content));
+	return o;
+}
+
+void
+cli_print_json(json_t *doc)
+{
+	char	*s = jsonx_dump(doc, 0);
+
+	puts(s);
+	free(s);
+	json_decref(doc);
 }

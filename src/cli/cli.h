@@ -2,12 +2,17 @@
 #ifndef THATCH_CLI_CLI_H
 #define THATCH_CLI_CLI_H
 
+#include <stdbool.h>
+
+#include <jansson.h>
+
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "cli/cmd.h"
 
 struct store;
+struct store_entry;
 
 /*
  * The context of one CLI invocation: resolved paths, the lazily opened
@@ -71,5 +76,15 @@ const char *cli_default_store(struct cli_ctx *);
  */
 int	cli_hashed_label(struct cli_ctx *, const char *label, const char *slug,
 	    const char *store);
+
+/*
+ * --json output (README "Scripting"): one memory as an object — store,
+ * slug, label, branch, confidence (null when unset), archived, created_at,
+ * updated_at, last_recalled_at, recall_count, plus content when asked —
+ * and printing one document with a newline (then json_decref'ing it).
+ */
+json_t	*cli_json_str(const char *);
+json_t	*cli_entry_json(const struct store_entry *, bool content);
+void	 cli_print_json(json_t *);
 
 #endif

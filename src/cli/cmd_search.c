@@ -91,6 +91,26 @@ print_hit(const struct store_hit *h, struct sbuf *line)
 	fputs(line->buf, stdout);
 }
 
+/* {"stores": [...], "hits": [{memory..., "score": s}, ...]}, best first. */
+static void
+print_json(const struct store_query *q, const struct store_hits *hits)
+{
+	json_t	*doc = json_object(), *arr = json_array(), *o;
+	size_t	 i;
+
+	for (i = 0; i < q->nstores; i++)
+		json_array_append_new(arr, cli_json_str(q->stores[i]));
+	json_object_set_new(doc, "stores", arr);
+	arr = json_array();
+	for (i = 0; i < hits->n; i++) {
+		o = cli_entry_json(&hits->v[i].e, false);
+		json_object_set_new(o, "score", json_real(hits->v[i].score));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(doc, "hits", arr);
+	cli_print_json(doc);
+}
+
 static int
 cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -125,20 +145,28 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	rc = tool_memory_search(&tools, argv[0], &q, &hits, &ctx->err);
 	if (rc == 1)
 		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
-	if (rc >= 0 && hits.n == 0) {
+	if (rc >= 0 && hits.n == 0 && !cli_flag(ctx, "--json")) {
 		utf8_addf(&line, "No matches for \"%s\" in [", argv[0]);
 		for (i = 0; i < q.nstores; i++)
 			utf8_addf(&line, "%s%s", i ? ", " : "", stores[i]);
 		utf8_addf(&line, "].\n");
 		fputs(line.buf, stdout);
 	}
-	for (i = 0; rc >= 0 && i < hits.n; i++)
-		print_hit(&hits.v[i], &line);
+	if (rc >= 0 && cli_flag(ctx, "--json"))
+		print_json(&q, &hits);
+	else
+		for (i = 0; rc >= 0 && i < hits.n; i++)
+			print_hit(&hits.v[i], &line);
 	sbuf_release(&line);
 	store_hits_release(&hits);
 	tool_ctx_release(&tools);
 	return rc >= 0 ? 0 : CMD_FAILED;
 }
+
+static const struct cmd_opt search_opts[] = {
+	{ "--json", NULL, "print one JSON object: the stores searched and the hits" },
+	{ NULL, NULL, NULL },
+};
 
 const struct cmd_entry cmd_search_entry = {
 	.name = "search",
@@ -146,6 +174,7 @@ const struct cmd_entry cmd_search_entry = {
 	.min_args = 1,
 	.max_args = CMD_ANY,
 	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.opts = search_opts,
 	.example = "thatch search \"how are tokens issued\" all",
 	.summary = "search memories by meaning",
 	.flags = CMD_STORE,

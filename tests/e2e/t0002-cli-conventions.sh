@@ -46,7 +46,7 @@ done
 expect_eq "thatch -h is the usage" "$(thatch --help)" "$(thatch -h)"
 expect_contains "thatch -h says USAGE" "$(thatch -h)" "USAGE"
 help=$(thatch help search)
-expect_contains "help search shows the synopsis" "$help" "usage: thatch search <query> [store|all]"
+expect_contains "help search shows the synopsis" "$help" "usage: thatch search [--json] <query> [store|all]"
 expect_contains "help search names the variables it reads" "$help" "THATCH_MODEL"
 expect_contains "help search shows an example" "$help" 'thatch search "how are tokens issued" all'
 expect_contains "help setup lists every option" "$(thatch help setup)" "--opencode "
