@@ -44,6 +44,11 @@ expect_contains "the summary lists the hooks file" "$out" "  Hooks:         $P/.
 expect_contains "the summary counts the skills" "$out" "  Skills:        $P/.claude/skills (26 files: 26 written, 0 unchanged)"
 expect_contains "the summary says the server needs trust" "$out" "trust this folder"
 expect_contains "the summary says to restart" "$out" "Restart Claude Code"
+# one confidence scale: the tool schema's 1-10, in every text the agent reads
+expect_eq "the block and every skill give confidence on the schema's 1-10 scale" "" \
+	"$(grep -rn 'to 5\b\|1-5\|1–5' "$P/CLAUDE.md" "$P/.claude/skills" | grep -i confiden)"
+expect_contains "the block names the 1-10 scale" "$(cat "$P/CLAUDE.md")" "from 1
+(a guess) to 10"
 
 self=$(json .mcp.json 'd["mcpServers"]["thatch"]["command"]')
 expect_eq "the MCP entry is exactly the stdio entry" "{'type': 'stdio', 'command': '$self', 'args': ['mcp']}" "$(json .mcp.json 'd["mcpServers"]["thatch"]')"
