@@ -7,9 +7,10 @@
  * shared work the flags ask for (open the store, keep hooks at exit 0) so
  * that handlers stay thin.
  *
- * Exit statuses: 0 success; 1 a command failed ("[thatch <cmd>] failed:
- * <reason>" on stderr); 2 a usage mistake (one line plus the usage text on
- * stderr). Hooks always exit 0.
+ * Exit statuses: 0 success (and -h/--help); 1 a command failed
+ * ("[thatch <cmd>] failed: <reason>" on stderr); 2 a usage mistake (one
+ * line naming it, then the command's synopsis, on stderr). Hooks always
+ * exit 0, usage mistakes included (cmd.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,33 +47,47 @@ const struct cmd_entry *
 cmd_find(const char *name)
 {
 	const struct cmd_entry *const	*e;
+	size_t				 i;
 
 	for (e = cmd_table; *e != NULL; e++) {
-		if (strcmp((*e)->name, name) == 0 ||
-		    ((*e)->alias != NULL && strcmp((*e)->alias, name) == 0))
+		if (strcmp((*e)->name, name) == 0)
 			return *e;
+		for (i = 0; i < 2 && (*e)->alias[i] != NULL; i++)
+			if (strcmp((*e)->alias[i], name) == 0)
+				return *e;
 	}
 	return NULL;
+}
+
+/* The command's names and arguments, as the usage text lists them. */
+static void
+usage_line(FILE *fp, const struct cmd_entry *e)
+{
+	char	synopsis[128];
+	size_t	i, n;
+
+	n = (size_t)snprintf(synopsis, sizeof(synopsis), "%s", e->name);
+	for (i = 0; i < 2 && e->alias[i] != NULL && n < sizeof(synopsis); i++)
+		n += (size_t)snprintf(synopsis + n, sizeof(synopsis) - n,
+		    ", %s", e->alias[i]);
+	if (*e->args && n < sizeof(synopsis))
+		snprintf(synopsis + n, sizeof(synopsis) - n, " %s", e->args);
+	fprintf(fp, "  %-38s %s\n", synopsis, e->summary);
 }
 
 void
 cmd_usage(FILE *fp)
 {
 	const struct cmd_entry *const	*e;
-	char				 synopsis[128];
 
-	fputs("USAGE: thatch <command> [arguments]\n\n", fp);
-	for (e = cmd_table; *e != NULL; e++) {
-		snprintf(synopsis, sizeof(synopsis), "%s%s%s%s%s",
-		    (*e)->name, (*e)->alias ? ", " : "",
-		    (*e)->alias ? (*e)->alias : "", *(*e)->usage ? " " : "",
-		    (*e)->usage);
-		fprintf(fp, "  %-38s %s\n", synopsis, (*e)->summary);
-	}
+	fputs("USAGE: thatch <command> [options] [arguments]\n\n", fp);
+	for (e = cmd_table; *e != NULL; e++)
+		usage_line(fp, *e);
 	fputs("\nStores default to the repository detected from the git remote "
 	    "of the project\ndirectory; \"global\" is the store shared by every "
 	    "project; \"all\" (search only)\ncovers the project store and global. "
-	    "`thatch help <command>` shows one\ncommand.\n", fp);
+	    "`thatch help <command>` shows one\ncommand's options, environment "
+	    "and an example; `--` ends the options.\n", fp);
 }
 
 static int
@@ -80,30 +95,32 @@ run(const struct cmd_entry *e, struct cli_ctx *ctx, int argc, char **argv)
 {
 	int	rc;
 
-	if ((e->flags & CMD_STORE) && cli_open_store(ctx) != 0)
+	if ((rc = cli_parse(ctx, e, argc, argv, &argc, &argv)) == 1) {
+		cmd_help_print(stdout, e);
+		return 0;
+	}
+	if (rc == 0 && (e->flags & CMD_STORE) && cli_open_store(ctx) != 0)
 		rc = CMD_FAILED;
-	else
+	else if (rc == 0)
 		rc = e->exec(ctx, argc, argv);
 	if (rc == CMD_USAGE) {
-		if (ctx->err.msg[0] != '\0')
-			fprintf(stderr, "thatch %s: %s\n", e->name,
-			    ctx->err.msg);
-		else
-			fprintf(stderr, "thatch %s: missing or invalid "
-			    "arguments (usage: thatch %s %s)\n", e->name,
-			    e->name, e->usage);
-		cmd_usage(stderr);
+		fprintf(stderr, "thatch %s: %s\n", e->name, ctx->err.msg[0] ?
+		    ctx->err.msg : "missing or invalid arguments");
+		cmd_synopsis(stderr, e);
+		fprintf(stderr, "Run 'thatch help %s' for its options.\n",
+		    e->name);
 		rc = 2;
 	} else if (rc == CMD_FAILED) {
 		fprintf(stderr, "[thatch %s] failed: %s\n", e->name,
 		    ctx->err.msg);
-		if (e->flags & CMD_HOOK)
-			log_debug("hook:error", "%s: %s", e->name,
-			    ctx->err.msg);
 		rc = 1;
 	}
-	if (e->flags & CMD_HOOK)
+	if (e->flags & CMD_HOOK) {
+		if (rc != 0)
+			log_debug("hook:error", "%s: %s", e->name,
+			    ctx->err.msg);
 		rc = 0;
+	}
 	return rc;
 }
 

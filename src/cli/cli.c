@@ -7,6 +7,7 @@
  */
 #include "cli/cli.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,10 @@
 #include "core/repo_cache.h"
 #include "core/slug.h"
 #include "core/store.h"
+#include "util/jsonx.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
 
 void
 cli_ctx_init(struct cli_ctx *ctx, const char *name)
@@ -28,9 +33,102 @@ void
 cli_ctx_release(struct cli_ctx *ctx)
 {
 	store_close(ctx->store);
+	free(ctx->args);
 	free(ctx->repo);
 	paths_release(&ctx->paths);
 	memset(ctx, 0, sizeof(*ctx));
+}
+
+static int
+is_help(const char *a)
+{
+	return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* The index of e's option matching a (`--name` or `--name=...`), or -1. */
+static int
+find_opt(const struct cmd_entry *e, const char *a, const char **value)
+{
+	size_t	n;
+	int	i;
+
+	for (i = 0; e->opts != NULL && e->opts[i].name != NULL &&
+	    i < CMD_MAXOPTS; i++) {
+		n = strlen(e->opts[i].name);
+		if (strncmp(a, e->opts[i].name, n) != 0)
+			continue;
+		if (a[n] == '\0') {
+			*value = NULL;
+			return i;
+		}
+		if (a[n] == '=' && e->opts[i].arg != NULL) {
+			*value = a + n + 1;
+			return i;
+		}
+	}
+	return -1;
+}
+
+int
+cli_parse(struct cli_ctx *ctx, const struct cmd_entry *e, int argc,
+    char **argv, int *pargc, char ***pargv)
+{
+	const char	*value;
+	int		 i, n = 0, o;
+	bool		 dashdash = false;
+
+	ctx->cmd = e;
+	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (is_help(argv[i]))
+			return 1;	/* help wins over any mistake */
+	ctx->args = xcalloc((size_t)argc + 1, sizeof(*ctx->args));
+	for (i = 0; i < argc; i++) {
+		if (dashdash || argv[i][0] != '-' || argv[i][1] == '\0') {
+			ctx->args[n++] = argv[i];
+			continue;
+		}
+		if (strcmp(argv[i], "--") == 0) {
+			dashdash = true;
+			continue;
+		}
+		if ((o = find_opt(e, argv[i], &value)) < 0) {
+			err_set(&ctx->err, "unknown option '%s'", argv[i]);
+			return CMD_USAGE;
+		}
+		if (e->opts[o].arg != NULL && value == NULL) {
+			if (i + 1 == argc) {
+				err_set(&ctx->err, "option '%s' needs a "
+				    "value %s", argv[i], e->opts[o].arg);
+				return CMD_USAGE;
+			}
+			value = argv[++i];
+		}
+		ctx->optval[o] = value != NULL ? value : "";
+	}
+	if (n < e->min_args) {
+		err_set(&ctx->err, "missing argument (expected %s)", e->args);
+		return CMD_USAGE;
+	}
+	if (e->max_args != CMD_ANY && n > e->max_args) {
+		err_set(&ctx->err, "unexpected argument '%s'",
+		    ctx->args[e->max_args]);
+		return CMD_USAGE;
+	}
+	*pargc = n;
+	*pargv = ctx->args;
+	return 0;
+}
+
+const char *
+cli_opt(const struct cli_ctx *ctx, const char *name)
+{
+	int	i;
+
+	for (i = 0; ctx->cmd->opts != NULL && ctx->cmd->opts[i].name != NULL;
+	    i++)
+		if (strcmp(ctx->cmd->opts[i].name, name) == 0)
+			return ctx->optval[i];
+	return NULL;
 }
 
 int
@@ -74,4 +172,58 @@ cli_hashed_label(struct cli_ctx *ctx, const char *label, const char *slug,
 	err_set(&ctx->err, "label \"%s\" has no letter or digit, so it names "
 	    "memory \"%s\", and store \"%s\" has none", label, slug, store);
 	return 1;
+}
+
+/* JSON strings must be UTF-8: bytes that are not are shown as \xHH. */
+json_t *
+cli_json_str(const char *s)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	json_t		*j;
+
+	if ((j = json_string(s)) != NULL)
+		return j;
+	utf8_escape(&sb, s, UTF8_ESC_TEXT);
+	j = json_string(sb.buf);
+	sbuf_release(&sb);
+	return j;
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL && *s != '\0' ? cli_json_str(s) : json_null();
+}
+
+json_t *
+cli_entry_json(const struct store_entry *e, bool content)
+{
+	json_t	*o = json_object();
+
+	json_object_set_new(o, "store", cli_json_str(e->store));
+	json_object_set_new(o, "slug", cli_json_str(e->slug));
+	json_object_set_new(o, "label", cli_json_str(e->label));
+	json_object_set_new(o, "branch", str_or_null(e->branch));
+	json_object_set_new(o, "confidence", e->confidence != 0 ?
+	    json_integer(e->confidence) : json_null());
+	json_object_set_new(o, "archived", json_boolean(e->archived));
+	json_object_set_new(o, "created_at", str_or_null(e->created_at));
+	json_object_set_new(o, "updated_at", str_or_null(e->updated_at));
+	json_object_set_new(o, "last_recalled_at",
+	    str_or_null(e->last_recalled_at));
+	json_object_set_new(o, "recall_count", json_integer(e->recall_count));
+	if (content)
+		json_object_set_new(o, "content",
+		    cli_json_str(e->content));
+	return o;
+}
+
+void
+cli_print_json(json_t *doc)
+{
+	char	*s = jsonx_dump(doc, 0);
+
+	puts(s);
+	free(s);
+	json_decref(doc);
 }

@@ -2,11 +2,17 @@
 #ifndef THATCH_CLI_CLI_H
 #define THATCH_CLI_CLI_H
 
+#include <stdbool.h>
+
+#include <jansson.h>
+
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/path.h"
+#include "cli/cmd.h"
 
 struct store;
+struct store_entry;
 
 /*
  * The context of one CLI invocation: resolved paths, the lazily opened
@@ -15,6 +21,9 @@ struct store;
  */
 struct cli_ctx {
 	const char	*name;		/* the subcommand as typed */
+	const struct cmd_entry *cmd;	/* its row; set by cli_parse */
+	const char	*optval[CMD_MAXOPTS];	/* per cmd->opts; "" a flag */
+	char		**args;		/* owned array; the positionals */
 	struct paths	 paths;
 	struct clock	 clock;
 	struct store	*store;		/* owned; opened for CMD_STORE */
@@ -24,6 +33,21 @@ struct cli_ctx {
 
 void	cli_ctx_init(struct cli_ctx *, const char *name);
 void	cli_ctx_release(struct cli_ctx *);
+
+/*
+ * Parse argv (after the subcommand name) against e's row: options before
+ * `--` anywhere among the positionals, `--opt=value` or `--opt value`,
+ * -h/--help anywhere before `--`. On success pargc and pargv are the
+ * positionals (borrowed for the life of ctx) and options are read with
+ * cli_opt. Returns 0, 1 when help was asked for, or CMD_USAGE with ctx->err
+ * naming the unknown option, the missing value or the surplus argument.
+ */
+int	cli_parse(struct cli_ctx *, const struct cmd_entry *e, int argc,
+	    char **argv, int *pargc, char ***pargv);
+
+/* The value of option `name` of the command (a flag's is ""), or NULL. */
+const char *cli_opt(const struct cli_ctx *, const char *name);
+#define cli_flag(ctx, name)	(cli_opt((ctx), (name)) != NULL)
 
 /* Open ctx->store if not yet open. Returns 0, or -1 with ctx->err set. */
 int	cli_open_store(struct cli_ctx *);
@@ -52,5 +76,15 @@ const char *cli_default_store(struct cli_ctx *);
  */
 int	cli_hashed_label(struct cli_ctx *, const char *label, const char *slug,
 	    const char *store);
+
+/*
+ * --json output (README "Scripting"): one memory as an object — store,
+ * slug, label, branch, confidence (null when unset), archived, created_at,
+ * updated_at, last_recalled_at, recall_count, plus content when asked —
+ * and printing one document with a newline (then json_decref'ing it).
+ */
+json_t	*cli_json_str(const char *);
+json_t	*cli_entry_json(const struct store_entry *, bool content);
+void	 cli_print_json(json_t *);
 
 #endif

@@ -1,4 +1,16 @@
-/* cmd.h — the subcommand entry every src/cli/cmd_<name>.c exports (main.c). */
+/*
+ * cmd.h — the command table's row format, which every src/cli/cmd_<name>.c
+ * exports one of (main.c lists them).
+ *
+ * A row declares everything the command line knows about a subcommand:
+ * its options, how many positional arguments it takes, the environment it
+ * reads and an example. The parser (cli_parse, cli.c), the usage line after
+ * a mistake and `thatch help <cmd>` (cmd_help.c) are all generated from the
+ * row, so help cannot drift from what is accepted (like git's parse-options
+ * tables). To add a subcommand: a cmd_<name>.c with one `struct cmd_entry`,
+ * its extern below, and its pointer in cmd_table[] (main.c). Handlers read
+ * their options with cli_opt()/cli_flag() and get only the positionals.
+ */
 #ifndef THATCH_CLI_CMD_H
 #define THATCH_CLI_CMD_H
 
@@ -9,8 +21,9 @@ struct cli_ctx;
 /*
  * What the dispatcher prepares before calling exec, as git's RUN_SETUP bits
  * do: CMD_STORE opens the database (lazily: --version never touches it);
- * CMD_HOOK marks a host hook, whose failures are reported on stderr as
- * "[thatch <name>] failed: ..." and which always exits 0.
+ * CMD_HOOK marks a host hook, whose failures — usage mistakes included —
+ * are reported on stderr and which always exits 0 (a non-zero hook status
+ * breaks the agent's turn; exit 2 blocks the prompt in Claude Code).
  */
 enum cmd_flags {
 	CMD_STORE = 1 << 0,
@@ -23,18 +36,42 @@ enum {
 	CMD_FAILED = -2,
 };
 
+/* Most options one row may declare (the parser's fixed value array). */
+#define CMD_MAXOPTS	8
+/* max_args for "any number" (the handler then checks them itself). */
+#define CMD_ANY		(-1)
+
 /*
- * One row of cmd_table[] in main.c. exec gets the arguments after the
- * subcommand name and returns an exit status, CMD_USAGE or CMD_FAILED.
- * usage is the synopsis after the name; summary a few words for --help.
+ * One option: a long name ("--json"), the placeholder of its value when it
+ * takes one ("<store>", given as `--store x` or `--store=x`; NULL for a
+ * flag), and its help line. -h/--help is every command's and not listed.
+ */
+struct cmd_opt {
+	const char	*name;
+	const char	*arg;
+	const char	*help;
+};
+
+/*
+ * One row of cmd_table[]. args is the positionals' synopsis ("<label>
+ * [store]"); min_args/max_args bound their number (max CMD_ANY: no bound).
+ * opts ends with a row whose name is NULL (or is NULL for none). env names
+ * the environment variables the command reads beyond THATCH_DB_PATH and
+ * THATCH_DEBUG, which all do ("THATCH_MODEL EDITOR"); example is one
+ * command line. exec gets the positionals only and returns an exit status,
+ * CMD_USAGE or CMD_FAILED.
  */
 struct cmd_entry {
-	const char	*name;
-	const char	*alias;
-	const char	*usage;
-	const char	*summary;
-	enum cmd_flags	 flags;
-	int		(*exec)(struct cli_ctx *, int, char **);
+	const char		*name;
+	const char		*alias[2];
+	const char		*args;
+	int			 min_args, max_args;
+	const struct cmd_opt	*opts;
+	const char		*env;
+	const char		*example;
+	const char		*summary;
+	enum cmd_flags		 flags;
+	int			(*exec)(struct cli_ctx *, int, char **);
 };
 
 extern const struct cmd_entry cmd_version_entry;
@@ -62,5 +99,9 @@ extern const struct cmd_entry cmd_model_entry;
 extern const struct cmd_entry *const cmd_table[];
 const struct cmd_entry *cmd_find(const char *);
 void	cmd_usage(FILE *);
+
+/* One command's synopsis line / its full help, from its row (cmd_help.c). */
+void	cmd_synopsis(FILE *, const struct cmd_entry *);
+void	cmd_help_print(FILE *, const struct cmd_entry *);
 
 #endif

@@ -59,7 +59,11 @@ out:
 
 const struct cmd_entry cmd_buffer_batch_entry = {
 	.name = "buffer-batch",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "THATCH_QUEUE_DIR XDG_CACHE_HOME",
+	.example = "echo '{\"session_id\":\"s1\",\"tool_calls\":[]}' | "
+	    "thatch buffer-batch",
 	.summary = "Claude Code PostToolBatch hook: queue tool calls",
 	.flags = CMD_HOOK,
 	.exec = cmd_buffer_batch_exec,

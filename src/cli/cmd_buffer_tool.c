@@ -82,7 +82,12 @@ out:
 
 const struct cmd_entry cmd_buffer_tool_entry = {
 	.name = "buffer-tool",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "THATCH_QUEUE_DIR XDG_CACHE_HOME",
+	.example = "echo "
+	    "'{\"conversation_id\":\"c1\",\"tool_name\":\"Read\"}' | thatch "
+	    "buffer-tool",
 	.summary = "Cursor postToolUse hook: queue a tool call",
 	.flags = CMD_HOOK,
 	.exec = cmd_buffer_tool_exec,

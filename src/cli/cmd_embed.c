@@ -26,13 +26,9 @@ cmd_embed_exec(struct cli_ctx *ctx, int argc, char **argv)
 	char			*s;
 	int			 i, rc = CMD_FAILED;
 
-	if (argc > 0 && strcmp(argv[0], "--query") == 0) {
+	(void)argc;
+	if (cli_flag(ctx, "--query"))
 		kind = EMBED_QUERY;
-		argc--;
-		argv++;
-	}
-	if (argc != 1)
-		return CMD_USAGE;
 	model_opts_init(&o, &ctx->paths);
 	if (model_open(&o, &m, &ctx->err) != 0)
 		goto out;
@@ -54,9 +50,19 @@ out:
 	return rc;
 }
 
+static const struct cmd_opt embed_opts[] = {
+	{ "--query", NULL, "embed as a query (with the model's query prefix)" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_embed_entry = {
 	.name = "embed",
-	.usage = "[--query] <text>",
+	.args = "<text>",
+	.min_args = 1,
+	.max_args = 1,
+	.opts = embed_opts,
+	.env = "THATCH_MODEL HF_HOME HF_ENDPOINT",
+	.example = "thatch embed --query \"how are tokens issued\"",
 	.summary = "print a text's embedding vector as JSON",
 	.exec = cmd_embed_exec,
 };

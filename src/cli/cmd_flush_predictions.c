@@ -26,12 +26,10 @@ cmd_flush_predictions_exec(struct cli_ctx *ctx, int argc, char **argv)
 	const json_t	*prompt;
 	const char	*text;
 	json_t		*in;
-	bool		 json = false;
-	int		 i;
+	bool		 json = cli_flag(ctx, "--json");
 
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
+	(void)argc;
+	(void)argv;
 	if ((in = hook_read(STDIN_FILENO, &ctx->err)) == NULL)
 		return CMD_FAILED;
 	sbuf_init(&out);
@@ -50,9 +48,20 @@ cmd_flush_predictions_exec(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static const struct cmd_opt flush_predictions_opts[] = {
+	{ "--json", NULL, "print the Cursor hook's JSON instead of plain text" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_flush_predictions_entry = {
 	.name = "flush-predictions",
-	.usage = "[--json]",
+	.args = "",
+	.max_args = 0,
+	.opts = flush_predictions_opts,
+	.env = "THATCH_PREDICTION_THRESHOLD CLAUDE_PROJECT_DIR "
+	    "CURSOR_PROJECT_DIR",
+	.example = "echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | "
+	    "thatch flush-predictions",
 	.summary = "print the decision-model block for a prompt",
 	.flags = CMD_HOOK,
 	.exec = cmd_flush_predictions_exec,

@@ -94,12 +94,11 @@ cmd_flush_tools_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct sbuf	 out = SBUF_INIT;
 	json_t		*in;
 	const char	*sid;
-	bool		 cursor = false, extraction;
-	int		 i, rc = 0;
+	bool		 cursor = cli_flag(ctx, "--json"), extraction;
+	int		 rc = 0;
 
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			cursor = true;
+	(void)argc;
+	(void)argv;
 	sbuf_init(&out);
 	if ((in = hook_read(STDIN_FILENO, &ctx->err)) == NULL) {
 		rc = CMD_FAILED;
@@ -127,9 +126,21 @@ out:
 	return rc;
 }
 
+static const struct cmd_opt flush_tools_opts[] = {
+	{ "--json", NULL, "print the Cursor hook's JSON instead of plain text" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_flush_tools_entry = {
 	.name = "flush-tools",
-	.usage = "[--json]",
+	.args = "",
+	.max_args = 0,
+	.opts = flush_tools_opts,
+	.env = "THATCH_RECALL_THRESHOLD THATCH_PREDICTION_THRESHOLD "
+	    "THATCH_BEHAVIOR_THRESHOLD THATCH_QUEUE_DIR CLAUDE_PROJECT_DIR "
+	    "CURSOR_PROJECT_DIR",
+	.example = "echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | "
+	    "thatch flush-tools",
 	.summary = "prompt hook: print one nudge block",
 	.flags = CMD_HOOK,
 	.exec = cmd_flush_tools_exec,

@@ -29,8 +29,10 @@ cmd_forget_exec(struct cli_ctx *ctx, int argc, char **argv)
 	bool		 found;
 	int		 rc = CMD_FAILED;
 
-	if (argc < 1 || *argv[0] == '\0')
+	if (*argv[0] == '\0') {
+		err_set(&ctx->err, "empty label");
 		return CMD_USAGE;
+	}
 	store = argc > 1 && *argv[1] != '\0' ? argv[1] : cli_default_store(ctx);
 	slug = slug_make(argv[0], strlen(argv[0]));
 	if (store_forget(ctx->store, store, slug, &found, &ctx->err) != 0)
@@ -52,7 +54,11 @@ out:
 
 const struct cmd_entry cmd_forget_entry = {
 	.name = "forget",
-	.usage = "<label> [store]",
+	.args = "<label> [store]",
+	.min_args = 1,
+	.max_args = 2,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch forget \"login flow\" global",
 	.summary = "delete a memory",
 	.flags = CMD_STORE,
 	.exec = cmd_forget_exec,

@@ -15,8 +15,9 @@
 #include "util/utf8.h"
 
 struct list_walk {
-	struct sbuf	line;
-	bool		any;
+	struct sbuf	 line;
+	bool		 any;
+	json_t		*json;	/* --json: the array being built */
 };
 
 static int
@@ -25,13 +26,16 @@ print_entry(const struct store_entry *e, void *arg)
 	struct list_walk	*w = arg;
 
 	w->any = true;
+	if (w->json != NULL)
+		return json_array_append_new(w->json, cli_entry_json(e, false));
 	sbuf_reset(&w->line);
 	utf8_addf(&w->line, "[%s] %s", e->store, e->label);
 	if (e->branch != NULL && *e->branch != '\0')
 		utf8_addf(&w->line, " (branch:%s)", e->branch);
 	if (e->confidence != 0)
 		utf8_addf(&w->line, " (c:%d)", e->confidence);
-	utf8_addf(&w->line, " (%s)\n", e->updated_at);
+	utf8_addf(&w->line, " (%s)%s\n", e->updated_at, e->archived ?
+	    " (archived)" : "");
 	fputs(w->line.buf, stdout);
 	return 0;
 }
@@ -39,13 +43,20 @@ print_entry(const struct store_entry *e, void *arg)
 static int
 cmd_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct list_walk	 w = { SBUF_INIT, false };
+	struct list_walk	 w = { SBUF_INIT, false, NULL };
 	const char		*store;
 	int			 rc;
 
 	store = argc > 0 && *argv[0] != '\0' ? argv[0] : cli_default_store(ctx);
+	if (cli_flag(ctx, "--json"))
+		w.json = json_array();
 	rc = store_list(ctx->store, store, print_entry, &w, &ctx->err);
-	if (rc == 0 && !w.any) {
+	if (w.json != NULL) {
+		if (rc == 0)
+			cli_print_json(w.json);
+		else
+			json_decref(w.json);
+	} else if (rc == 0 && !w.any) {
 		utf8_addf(&w.line, "No memories in \"%s\".\n", store);
 		fputs(w.line.buf, stdout);
 	}
@@ -53,9 +64,18 @@ cmd_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 	return rc == 0 ? 0 : CMD_FAILED;
 }
 
+static const struct cmd_opt list_opts[] = {
+	{ "--json", NULL, "print one JSON array of the memories (no content)" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
-	.usage = "[store]",
+	.args = "[store]",
+	.max_args = 1,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.opts = list_opts,
+	.example = "thatch list global",
 	.summary = "list the memories of a store",
 	.flags = CMD_STORE,
 	.exec = cmd_list_exec,

@@ -128,7 +128,11 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_mcp_entry = {
 	.name = "mcp",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR "
+	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR",
+	.example = "thatch mcp < requests.jsonl",
 	.summary = "run the stdio MCP server (the host spawns it)",
 	.flags = CMD_STORE,
 	.exec = cmd_mcp_exec,

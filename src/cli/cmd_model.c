@@ -55,17 +55,20 @@ model_run(struct cli_ctx *ctx, const char *id, bool download)
 static int
 model_pull(struct cli_ctx *ctx, int argc, char **argv)
 {
-	if (argc > 1)
+	if (argc > 1) {
+		err_set(&ctx->err, "unexpected argument '%s'", argv[1]);
 		return CMD_USAGE;
+	}
 	return model_run(ctx, argc == 1 ? argv[0] : NULL, true);
 }
 
 static int
 model_info(struct cli_ctx *ctx, int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 0)
+	if (argc != 0) {
+		err_set(&ctx->err, "unexpected argument '%s'", argv[0]);
 		return CMD_USAGE;
+	}
 	return model_run(ctx, NULL, false);
 }
 
@@ -82,8 +85,6 @@ cmd_model_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	size_t	i;
 
-	if (argc < 1)
-		return CMD_USAGE;
 	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (strcmp(argv[0], verbs[i].name) == 0)
 			return verbs[i].exec(ctx, argc - 1, argv + 1);
@@ -94,7 +95,11 @@ cmd_model_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_model_entry = {
 	.name = "model",
-	.usage = "pull [id] | info",
+	.args = "pull [id] | info",
+	.min_args = 1,
+	.max_args = 2,
+	.env = "THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN",
+	.example = "thatch model pull Xenova/bge-small-en-v1.5",
 	.summary = "download the embedding model / show the one in use",
 	.exec = cmd_model_exec,
 };

@@ -23,9 +23,8 @@ cmd_opencode_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct opencode	*oc;
 	int		 rc;
 
+	(void)argc;
 	(void)argv;
-	if (argc != 0)
-		return CMD_USAGE;
 	oc = opencode_new(ctx->store, &ctx->paths, ctx->clock, repo_of, ctx);
 	rc = opencode_run(oc, 0, 1, &ctx->err);
 	opencode_free(oc);
@@ -34,7 +33,10 @@ cmd_opencode_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_opencode_entry = {
 	.name = "opencode",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "THATCH_MODEL XDG_CONFIG_HOME",
+	.example = "thatch opencode   # started by the opencode plugin",
 	.summary = "the core of the opencode plugin (the plugin spawns it)",
 	.flags = CMD_STORE,
 	.exec = cmd_opencode_exec,

@@ -43,9 +43,9 @@ cmd_prime_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if ((path = spawn_which(agents[i].prog)) != NULL)
 			break;
 	if (path == NULL) {
-		fputs("thatch prime: no agent CLI found on PATH; install "
-		    "opencode, agent (Cursor) or claude\n", stderr);
-		return 1;
+		err_set(&ctx->err, "no agent CLI found on PATH; install "
+		    "opencode, agent (Cursor) or claude");
+		return CMD_FAILED;
 	}
 	fprintf(stderr, "[thatch] priming via %s\n", agents[i].notice);
 	fflush(stdout);
@@ -68,7 +68,10 @@ cmd_prime_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_prime_entry = {
 	.name = "prime",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.env = "PATH",
+	.example = "thatch prime",
 	.summary = "seed this project's store with an agent session",
 	.exec = cmd_prime_exec,
 };

@@ -153,14 +153,12 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct sbuf	 report = SBUF_INIT, out = SBUF_INIT;
 	char		*repo;
-	bool		 json = false;
-	int		 i;
+	bool		 json = cli_flag(ctx, "--json");
 
-	if (argc == 2 && strcmp(argv[0], REFRESH_FLAG) == 0)
-		return refresh(ctx, argv[1]);
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
+	(void)argc;
+	(void)argv;
+	if (cli_opt(ctx, REFRESH_FLAG) != NULL)
+		return refresh(ctx, cli_opt(ctx, REFRESH_FLAG));
 	if (!json && hook_in_cursor(NULL))
 		return 0;	/* host-contracts C6: the --json twin speaks */
 	sbuf_init(&report);
@@ -187,9 +185,20 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+static const struct cmd_opt reminder_opts[] = {
+	{ "--json", NULL, "print the Cursor hook's JSON instead of plain text" },
+	{ "--refresh-hygiene", "<repo>", "(internal) recompute the cached "
+	    "hygiene line of <repo>" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_reminder_entry = {
 	.name = "reminder",
-	.usage = "[--json]",
+	.args = "",
+	.max_args = 0,
+	.opts = reminder_opts,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.example = "thatch reminder --json",
 	.summary = "session-start hook: recall instructions and hygiene",
 	.flags = CMD_HOOK,	/* a broken store costs only the hygiene line */
 	.exec = cmd_reminder_exec,

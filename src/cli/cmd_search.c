@@ -39,17 +39,19 @@ add_name(const char *name, void *arg)
 	return 0;
 }
 
+/* A query typed unquoted: a usage error that shows the quoted command. */
 static int
-too_many(int argc, char **argv)
+too_many(struct cli_ctx *ctx, int argc, char **argv)
 {
-	int	i;
+	struct sbuf	q = SBUF_INIT;
+	int		i;
 
-	fputs("error: too many arguments; quote multi-word queries: "
-	    "thatch search \"", stderr);
 	for (i = 0; i < argc; i++)
-		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
-	fputs("\"\n", stderr);
-	return 1;
+		utf8_addf(&q, "%s%s", i ? " " : "", argv[i]);
+	err_set(&ctx->err, "unexpected argument '%s'; quote multi-word "
+	    "queries: thatch search \"%s\"", argv[2], q.buf);
+	sbuf_release(&q);
+	return CMD_USAGE;
 }
 
 /* 0 when store exists, 1 after telling the user it does not, or -1. */
@@ -67,10 +69,10 @@ check_store(struct cli_ctx *ctx, const char *store)
 		sbuf_release(&names);
 		return -1;
 	}
-	fprintf(stderr, "error: no store named \"%s\" (if it is part of the "
-	    "query, quote the whole query)\nstores: %s\n", store, names.buf);
+	err_set(&ctx->err, "no store named \"%s\" (if it is part of the "
+	    "query, quote the whole query); stores: %s", store, names.buf);
 	sbuf_release(&names);
-	return 1;
+	return -1;
 }
 
 static void
@@ -89,6 +91,26 @@ print_hit(const struct store_hit *h, struct sbuf *line)
 	fputs(line->buf, stdout);
 }
 
+/* {"stores": [...], "hits": [{memory..., "score": s}, ...]}, best first. */
+static void
+print_json(const struct store_query *q, const struct store_hits *hits)
+{
+	json_t	*doc = json_object(), *arr = json_array(), *o;
+	size_t	 i;
+
+	for (i = 0; i < q->nstores; i++)
+		json_array_append_new(arr, cli_json_str(q->stores[i]));
+	json_object_set_new(doc, "stores", arr);
+	arr = json_array();
+	for (i = 0; i < hits->n; i++) {
+		o = cli_entry_json(&hits->v[i].e, false);
+		json_object_set_new(o, "score", json_real(hits->v[i].score));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(doc, "hits", arr);
+	cli_print_json(doc);
+}
+
 static int
 cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -101,16 +123,18 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	size_t			 i;
 	int			 rc;
 
-	if (argc > 0 && strncmp(argv[0], "--mode=", 7) == 0) {
-		if (store_mode_parse(argv[0] + 7, &mode) != 0)
-			return CMD_USAGE;
-		argc--;
-		argv++;
-	}
-	if (argc < 1 || *argv[0] == '\0')
+	if (cli_opt(ctx, "--mode") != NULL &&
+	    store_mode_parse(cli_opt(ctx, "--mode"), &mode) != 0) {
+		err_set(&ctx->err, "--mode: '%s' is not hybrid, vector or "
+		    "lexical", cli_opt(ctx, "--mode"));
 		return CMD_USAGE;
+	}
+	if (*argv[0] == '\0') {
+		err_set(&ctx->err, "empty query");
+		return CMD_USAGE;
+	}
 	if (argc > 2)
-		return too_many(argc, argv);
+		return too_many(ctx, argc, argv);
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
 	q.limit = SEARCH_LIMIT;
@@ -122,31 +146,46 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 		stores[q.nstores++] = "global";
 	else if (argc == 2 && *argv[1] != '\0' &&
 	    (rc = check_store(ctx, argv[1])) != 0)
-		return rc < 0 ? CMD_FAILED : 1;
+		return CMD_FAILED;
 	fputs("[thatch] loading the embedding model...\n", stderr);
 	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
 	tools.clock = ctx->clock;
 	rc = tool_memory_search(&tools, argv[0], &q, &hits, &ctx->err);
 	if (rc == 1)
 		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
-	if (rc >= 0 && hits.n == 0) {
+	if (rc >= 0 && hits.n == 0 && !cli_flag(ctx, "--json")) {
 		utf8_addf(&line, "No matches for \"%s\" in [", argv[0]);
 		for (i = 0; i < q.nstores; i++)
 			utf8_addf(&line, "%s%s", i ? ", " : "", stores[i]);
 		utf8_addf(&line, "].\n");
 		fputs(line.buf, stdout);
 	}
-	for (i = 0; rc >= 0 && i < hits.n; i++)
-		print_hit(&hits.v[i], &line);
+	if (rc >= 0 && cli_flag(ctx, "--json"))
+		print_json(&q, &hits);
+	else
+		for (i = 0; rc >= 0 && i < hits.n; i++)
+			print_hit(&hits.v[i], &line);
 	sbuf_release(&line);
 	store_hits_release(&hits);
 	tool_ctx_release(&tools);
 	return rc >= 0 ? 0 : CMD_FAILED;
 }
 
+static const struct cmd_opt search_opts[] = {
+	{ "--mode", "MODE", "hybrid (default): meaning and exact words fused; "
+	  "vector: meaning only; lexical: exact words only" },
+	{ "--json", NULL, "print one JSON object: the stores searched and the hits" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_search_entry = {
 	.name = "search",
-	.usage = "[--mode=hybrid|vector|lexical] <query> [store|all]",
+	.args = "<query> [store|all]",
+	.min_args = 1,
+	.max_args = CMD_ANY,
+	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.opts = search_opts,
+	.example = "thatch search \"how are tokens issued\" all",
 	.summary = "search memories by meaning",
 	.flags = CMD_STORE,
 	.exec = cmd_search_exec,

@@ -83,21 +83,19 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct setup_report	 r;
 	struct setup_opts	 o = { &ctx->paths, NULL, false };
 	struct opencode_report	 oc;
-	bool			 claude = false, cursor = false, opencode = false;
-	int			 i, rc = CMD_FAILED;
+	bool			 claude, cursor, opencode;
+	int			 rc = CMD_FAILED;
 
-	for (i = 0; i < argc; i++) {
-		claude |= strcmp(argv[i], "--claude") == 0;
-		cursor |= strcmp(argv[i], "--cursor") == 0;
-		opencode |= strcmp(argv[i], "--opencode") == 0;
-		o.global |= strcmp(argv[i], "--global") == 0;
-	}
+	(void)argc;
+	(void)argv;
+	claude = cli_flag(ctx, "--claude");
+	cursor = cli_flag(ctx, "--cursor");
+	opencode = cli_flag(ctx, "--opencode");
+	o.global = cli_flag(ctx, "--global");
 	if (!claude && !cursor && !opencode) {
-		fputs("thatch setup: choose a host with --claude, --cursor "
-		    "and/or --opencode\nusage: thatch setup --claude [--cursor] "
-		    "[--global]\n       thatch setup --opencode [--global] (with "
-		    "or without the others)\n", stderr);
-		return 1;
+		err_set(&ctx->err, "choose a host with --claude, --cursor "
+		    "and/or --opencode");
+		return CMD_USAGE;
 	}
 	memset(&r, 0, sizeof(r));
 	if ((o.self = setup_self(&ctx->err)) == NULL)
@@ -146,9 +144,23 @@ out:
 	return rc;
 }
 
+static const struct cmd_opt setup_opts[] = {
+	{ "--claude", NULL, "install for Claude Code" },
+	{ "--cursor", NULL, "install for Cursor" },
+	{ "--opencode", NULL, "install for opencode" },
+	{ "--global", NULL, "install for every project (user config), not "
+	    "this one" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_setup_entry = {
 	.name = "setup",
-	.usage = "--claude [--cursor] [--opencode] [--global]",
+	.args = "",
+	.max_args = 0,
+	.opts = setup_opts,
+	.env = "PATH CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR "
+	    "CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
+	.example = "thatch setup --claude --global",
 	.summary = "install thatch for Claude Code, Cursor and/or opencode",
 	.exec = cmd_setup_exec,
 };

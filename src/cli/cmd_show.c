@@ -48,19 +48,26 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	bool			 found;
 	int			 rc = CMD_FAILED;
 
-	if (argc < 1 || *argv[0] == '\0')
+	if (*argv[0] == '\0') {
+		err_set(&ctx->err, "empty label");
 		return CMD_USAGE;
+	}
 	store = argc > 1 && *argv[1] != '\0' ? argv[1] : cli_default_store(ctx);
 	slug = slug_make(argv[0], strlen(argv[0]));
 	if (store_get(ctx->store, store, slug, &e, &found, &ctx->err) != 0)
 		goto out;
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
-	if (!found)
+	if (cli_flag(ctx, "--json")) {
+		cli_print_json(found ? cli_entry_json(&e, true) : json_null());
+		if (found)
+			store_entry_release(&e);
+	} else if (!found)
 		utf8_addf(&out, "No memory labeled \"%s\" in \"%s\".\n",
 		    argv[0], store);
 	else {
-		utf8_addf(&out, "[%s] %s\n", e.store, e.label);
+		utf8_addf(&out, "[%s] %s%s\n", e.store, e.label,
+		    e.archived ? " (archived)" : "");
 		if (e.branch != NULL && *e.branch != '\0')
 			utf8_addf(&out, "branch: %s\n", e.branch);
 		if (e.confidence != 0)
@@ -71,7 +78,8 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 		sbuf_addc(&out, '\n');
 		store_entry_release(&e);
 	}
-	fputs(out.buf, stdout);
+	if (out.len > 0)
+		fputs(out.buf, stdout);
 	rc = 0;
 out:
 	sbuf_release(&out);
@@ -79,9 +87,20 @@ out:
 	return rc;
 }
 
+static const struct cmd_opt show_opts[] = {
+	{ "--json", NULL, "print the memory as one JSON object, with its "
+	    "content (null when none)" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_show_entry = {
 	.name = "show",
-	.usage = "<label> [store]",
+	.args = "<label> [store]",
+	.min_args = 1,
+	.max_args = 2,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.opts = show_opts,
+	.example = "thatch show \"login flow\"",
 	.summary = "print one memory in full",
 	.flags = CMD_STORE,
 	.exec = cmd_show_exec,

@@ -24,21 +24,47 @@ print_store(const char *name, void *arg)
 }
 
 static int
+add_store(const char *name, void *arg)
+{
+	json_array_append_new(arg, cli_json_str(name));
+	return 0;
+}
+
+static int
 cmd_stores_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct sbuf	line = SBUF_INIT;
-	int		rc;
+	struct sbuf	 line = SBUF_INIT;
+	json_t		*arr;
+	int		 rc;
 
 	(void)argc;
 	(void)argv;
-	rc = store_list_stores(ctx->store, print_store, &line, &ctx->err);
-	sbuf_release(&line);
-	return rc == 0 ? 0 : CMD_FAILED;
+	if (!cli_flag(ctx, "--json")) {
+		rc = store_list_stores(ctx->store, print_store, &line,
+		    &ctx->err);
+		sbuf_release(&line);
+		return rc == 0 ? 0 : CMD_FAILED;
+	}
+	arr = json_array();
+	if (store_list_stores(ctx->store, add_store, arr, &ctx->err) != 0) {
+		json_decref(arr);
+		return CMD_FAILED;
+	}
+	cli_print_json(arr);
+	return 0;
 }
+
+static const struct cmd_opt stores_opts[] = {
+	{ "--json", NULL, "print one JSON array of the names" },
+	{ NULL, NULL, NULL },
+};
 
 const struct cmd_entry cmd_stores_entry = {
 	.name = "stores",
-	.usage = "",
+	.args = "",
+	.max_args = 0,
+	.opts = stores_opts,
+	.example = "thatch stores",
 	.summary = "list every store",
 	.flags = CMD_STORE,
 	.exec = cmd_stores_exec,

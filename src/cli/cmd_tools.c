@@ -36,7 +36,9 @@ cmd_tools_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_tools_entry = {
 	.name = "tools",
-	.usage = "[tool]",
+	.args = "[tool]",
+	.max_args = 1,
+	.example = "thatch tools memory_remember",
 	.summary = "describe the agent-facing MCP tools",
 	.exec = cmd_tools_exec,
 };

@@ -18,8 +18,10 @@ cmd_version_exec(struct cli_ctx *ctx, int argc, char **argv)
 
 const struct cmd_entry cmd_version_entry = {
 	.name = "--version",
-	.alias = "-v",
-	.usage = "",
+	.alias = { "-v" },
+	.args = "",
+	.max_args = 0,
+	.example = "thatch --version",
 	.summary = "print the version",
 	.exec = cmd_version_exec,
 };

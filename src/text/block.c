@@ -73,7 +73,7 @@ static const char	BODY_HEAD[] =
 "\n"
 "How to write: recall first; update with `overwrite: true` rather than\n"
 "adding a near-copy; one topic per memory; set `confidence` from 1\n"
-"(a guess) to 5 (confirmed by the user or the code).\n"
+"(a guess) to 10 (verified with the user or in the code).\n"
 "\n"
 "Do not store: session-specific or point-in-time facts, commit hashes,\n"
 "what can be re-derived from the code, or anything already in ";

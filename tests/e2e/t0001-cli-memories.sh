@@ -25,7 +25,7 @@ export CLAUDE_PROJECT_DIR=$TEST_DIR/proj
 expect_eq "list defaults to the store of the project's git remote, by label bytes" \
 "[acme/api] Login flow (branch:feat/login) (c:7) (2025-02-07T00:00:00.000Z)
 [acme/api] Zeta (2025-02-01T00:00:00.000Z)
-[acme/api] build (2025-02-01T00:00:00.000Z)" "$(thatch list)"
+[acme/api] build (2025-02-01T00:00:00.000Z) (archived)" "$(thatch list)"
 expect_eq "list names another store" \
 	"[global] Editor (2025-02-01T00:00:00.000Z)" "$(thatch list global)"
 expect_eq "CURSOR_PROJECT_DIR wins over CLAUDE_PROJECT_DIR" \
@@ -47,8 +47,8 @@ created: 2025-01-01T00:00:00.000Z  updated: 2025-02-07T00:00:00.000Z
 
 Tokens come from the gateway.
 Second line." "$(thatch show 'LOGIN   flow!')"
-expect_eq "show omits an empty branch and a zero confidence" \
-"[acme/api] build
+expect_eq "show omits an empty branch and a zero confidence, marks archived" \
+"[acme/api] build (archived)
 created: 2025-01-01T00:00:00.000Z  updated: 2025-02-01T00:00:00.000Z
 
 make -j2" "$(thatch show build)"
@@ -72,8 +72,8 @@ expect_eq "forget left the other memories" "2" \
 for cmd in show forget; do
 	err=$(thatch $cmd 2>&1 >/dev/null); rc=$?
 	expect_eq "$cmd without a label is a usage error (exit 2)" 2 $rc
-	expect_contains "$cmd without a label says what is missing" "$err" "usage: thatch $cmd <label> [store]"
-	expect_contains "$cmd without a label prints the usage" "$err" "USAGE"
+	expect_contains "$cmd without a label says what is missing" "$err" "missing argument (expected <label> [store])"
+	expect_contains "$cmd without a label prints its usage" "$err" "usage: thatch $cmd"
 	err=$(thatch $cmd "" 2>&1 >/dev/null); rc=$?
 	expect_eq "$cmd with an empty label is a usage error (exit 2)" 2 $rc
 done

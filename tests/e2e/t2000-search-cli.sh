@@ -33,7 +33,7 @@ expect_eq "a search counts as a recall" 2 \
     "$(sqlite3 "$THATCH_DB_PATH" "SELECT recall_count FROM entries WHERE slug = 'login-flow'")"
 
 out=$(thatch search how do tokens work 2>err); rc=$?
-expect_eq "an unquoted query is refused with status 1" 1 $rc
+expect_eq "an unquoted query is a usage error (exit 2)" 2 $rc
 expect_contains "the refusal says to quote the query" "$(cat err)" "quote"
 expect_contains "the refusal shows the quoted command" "$(cat err)" 'thatch search "how do tokens work"'
 out=$(thatch search tokens nosuch 2>err); rc=$?
@@ -41,6 +41,7 @@ expect_eq "an unknown store is refused with status 1" 1 $rc
 expect_eq "nothing is printed on stdout for an unknown store" "" "$out"
 expect_contains "the error names the store" "$(cat err)" '"nosuch"'
 expect_contains "the error lists the stores" "$(cat err)" "stores: empty, global, proj"
+expect_contains "the error is one [thatch search] failed line" "$(cat err)" "[thatch search] failed: no store named"
 expect_fail "search without a query is a usage error" thatch search
 err=$(THATCH_MODEL=$TEST_DIR/no-model thatch search tokens 2>&1 >/dev/null); rc=$?
 expect_eq "a model that cannot load fails with status 1" 1 $rc

@@ -9,9 +9,9 @@ mkdir -p "$P" && cd "$P" && git init -q
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 err=$(thatch setup 2>&1); rc=$?
-expect_eq "setup without a host exits 1" 1 $rc
-expect_contains "setup without a host shows its usage" "$err" "thatch setup --claude [--cursor] [--global]"
-expect_eq "setup --global alone is refused too" 1 "$(thatch setup --global >/dev/null 2>&1; echo $?)"
+expect_eq "setup without a host is a usage error (exit 2)" 2 $rc
+expect_contains "setup without a host shows its usage" "$err" "usage: thatch setup [--claude] [--cursor] [--opencode] [--global]"
+expect_eq "setup --global alone is refused too" 2 "$(thatch setup --global >/dev/null 2>&1; echo $?)"
 
 # --- Claude Code, project-local ------------------------------------------------
 printf '# My project\n\nOwn notes.\n' >CLAUDE.md
@@ -44,6 +44,11 @@ expect_contains "the summary lists the hooks file" "$out" "  Hooks:         $P/.
 expect_contains "the summary counts the skills" "$out" "  Skills:        $P/.claude/skills (26 files: 26 written, 0 unchanged)"
 expect_contains "the summary says the server needs trust" "$out" "trust this folder"
 expect_contains "the summary says to restart" "$out" "Restart Claude Code"
+# one confidence scale: the tool schema's 1-10, in every text the agent reads
+expect_eq "the block and every skill give confidence on the schema's 1-10 scale" "" \
+	"$(grep -rn 'to 5\b\|1-5\|1–5' "$P/CLAUDE.md" "$P/.claude/skills" | grep -i confiden)"
+expect_contains "the block names the 1-10 scale" "$(cat "$P/CLAUDE.md")" "from 1
+(a guess) to 10"
 
 self=$(json .mcp.json 'd["mcpServers"]["thatch"]["command"]')
 expect_eq "the MCP entry is exactly the stdio entry" "{'type': 'stdio', 'command': '$self', 'args': ['mcp']}" "$(json .mcp.json 'd["mcpServers"]["thatch"]')"

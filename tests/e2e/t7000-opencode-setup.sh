@@ -15,7 +15,7 @@ module=$(cd "$(dirname "$THATCH_BIN")" && pwd)/share/opencode/thatch.js
 bin=$(readlink -f "$THATCH_BIN")
 
 err=$(thatch setup 2>&1)
-expect_contains "setup without a host names --opencode" "$err" "thatch setup --opencode [--global]"
+expect_contains "setup without a host names --opencode" "$err" "usage: thatch setup [--claude] [--cursor] [--opencode] [--global]"
 
 # --- project scope, into an existing file ---------------------------------------
 cat >opencode.json <<'J'
