@@ -55,15 +55,17 @@ run(const struct cmd_entry *e, const char *arg, struct sbuf *out)
 {
 	struct cli_ctx	 ctx;
 	struct err	 err;
-	char		*argv[] = { (char *)arg, NULL };
-	int		 saved = dup(STDOUT_FILENO), rc;
+	char		*argv[] = { (char *)arg, NULL }, **pargv;
+	int		 saved = dup(STDOUT_FILENO), rc, pargc;
 
 	FUZZ_ASSERT(e->flags & CMD_HOOK);
 	redirect(STDIN_FILENO, in_path, O_RDONLY);
 	fflush(stdout);
 	redirect(STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC);
 	cli_ctx_init(&ctx, e->name);
-	rc = e->exec(&ctx, arg != NULL, argv);
+	/* options reach a command through its table row, as in main.c */
+	FUZZ_ASSERT(cli_parse(&ctx, e, arg != NULL, argv, &pargc, &pargv) == 0);
+	rc = e->exec(&ctx, pargc, pargv);
 	cli_ctx_release(&ctx);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
