@@ -78,38 +78,6 @@
 /* Counter files are a number: more than this is not ours to parse. */
 #define COUNT_MAX	32
 
-/* Length of the maximal invalid UTF-8 subpart at s (Unicode §3.9). */
-static size_t
-invalid_span(const unsigned char *s, size_t n)
-{
-	unsigned char	lo = 0x80, hi = 0xBF;
-	size_t		need, i;
-
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		need = 1;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		need = 2;
-		if (s[0] == 0xE0)
-			lo = 0xA0;
-		else if (s[0] == 0xED)
-			hi = 0x9F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		need = 3;
-		if (s[0] == 0xF0)
-			lo = 0x90;
-		else if (s[0] == 0xF4)
-			hi = 0x8F;
-	} else
-		return 1;
-	for (i = 1; i <= need && i < n; i++) {
-		if (s[i] < lo || s[i] > hi)
-			break;
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return i;
-}
-
 char *
 queue_safe_id(const char *sid)
 {
@@ -126,9 +94,7 @@ queue_safe_id(const char *sid)
 			sbuf_addc(&sb, sid[i++]);
 			continue;
 		}
-		step = utf8_decode(sid + i, n - i, &cp);
-		if (cp == 0xFFFD && step == 1 && u[i] >= 0x80)
-			step = invalid_span(u + i, n - i);
+		step = utf8_decode_subpart(sid + i, n - i, &cp);
 		sbuf_adds(&sb, cp >= 0x10000 ? "__" : "_");
 		i += step;
 	}
