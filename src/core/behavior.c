@@ -35,7 +35,8 @@ const struct engine behavior_engine = {
 	.noun = "behavior",
 	.plural = "behaviors",
 	.header = "[thatch] Situational behaviors",
-	.verb_new = "consider",
+	/* deviation (§A7.2): both take an imperative ("run the linter") */
+	.verb_new = "consider whether to",
 	.verb_known = "do",
 };
 

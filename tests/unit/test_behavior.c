@@ -96,7 +96,7 @@ scenario(void)
 	CHECK(strstr(sb.buf, "] codify: r") != NULL);
 	nudge(st, S, &sb);
 	CHECK_STR(sb.buf, "[thatch] Situational behaviors\n"
-	    "- [0.50 conf, 0 tests] When " S ": consider " B);
+	    "- [0.50 conf, 0 tests] When " S ": consider whether to " B);
 
 	feedback(st, B, true, &sb);
 	CHECK_STR(sb.buf, "[confirm] \"" B "\" confidence=0.58 (1/0)");
