@@ -75,10 +75,15 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		    "Do not move pending work forward on its account; if you "
 		    "were waiting for the user, keep waiting.", prefix);
 	} else if (missed == 2) {
-		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUEST WAS "
-		    "NOT HANDLED. %zu more queued tool interaction%s now wait. "
+		/*
+		 * deviation (§5.2 level B, issue 15): the count is of what
+		 * waits, not of what came since: the queue may have grown
+		 * or not, so "N more" would often be false
+		 */
+		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUESTS WERE "
+		    "NOT HANDLED. %zu queued tool interaction%s still wait%s. "
 		    "Spawn a background sub-agent now with this prompt: ", n,
-		    n == 1 ? "" : "s");
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " Then call %sextraction_done to acknowledge.",
 		    prefix);

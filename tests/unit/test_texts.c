@@ -182,7 +182,28 @@ classifier_verdicts_are_the_tools(void)
 	CHECK(strstr(skill, "Record every classified pair") != NULL);
 }
 
+/* Level B counts what waits and claims no new calls (issue 15). */
+static void
+insistent_nudge_claims_nothing_new(void)
+{
+	struct sbuf	sb = SBUF_INIT;
+
+	sbuf_init(&sb);
+	text_nudge_extract(&sb, 1, 2, "s1", "mcp__thatch__");
+	CHECK(strncmp(sb.buf, "[thatch] THE PREVIOUS EXTRACTION REQUESTS WERE "
+	    "NOT HANDLED. 1 queued tool interaction still waits. Spawn a "
+	    "background sub-agent now", 106) == 0);
+	CHECK(strstr(sb.buf, "more") == NULL);
+	sbuf_reset(&sb);
+	text_nudge_extract(&sb, 3, 2, "s1", "mcp__thatch__");
+	CHECK(strstr(sb.buf, " 3 queued tool interactions still wait. ") !=
+	    NULL);
+	CHECK(strstr(sb.buf, "more") == NULL);
+	sbuf_release(&sb);
+}
+
 CHECK_MAIN(
+	TEST(insistent_nudge_claims_nothing_new),
 	TEST(skills_name_what_exists),
 	TEST(block_nudges_and_defaults_name_what_exists),
 	TEST(classifier_verdicts_are_the_tools)
