@@ -91,10 +91,10 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		/* the count phrase stays lower case: checks look for it */
 		sbuf_addf(sb, "[thatch] YOU HAVE IGNORED EVERY EXTRACTION "
 		    "REQUEST SO FAR. %zu queued tool interaction%s %s WAITING "
-		    "AND NONE HAS BEEN HANDLED. THE USER INSTALLED THATCH ON "
+		    "AND %s BEEN HANDLED. THE USER INSTALLED THATCH ON "
 		    "PURPOSE. SPAWN A BACKGROUND SUB-AGENT IMMEDIATELY WITH "
 		    "THIS PROMPT: ", n, n == 1 ? "" : "s",
-		    n == 1 ? "IS" : "ARE");
+		    n == 1 ? "IS" : "ARE", n == 1 ? "IT HAS NOT" : "NONE HAS");
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " THEN CALL %sextraction_done TO ACKNOWLEDGE.",
 		    prefix);
