@@ -35,8 +35,9 @@ show_session(struct cli_ctx *ctx, const char *sid, struct sbuf *out)
 	}
 	shown = json_string_value(json_object_get(json_array_get(recs, 0),
 	    "sessionID"));
-	utf8_addf(out, "%s%s: ", out->len > 0 ? "\n" : "", shown ? shown :
-	    sid);
+	if (out->len > 0)
+		sbuf_addc(out, '\n');
+	utf8_addf(out, "%s: ", shown ? shown : sid);
 	sbuf_addf(out, "%zu queued, %d missed nudge%s\n",
 	    json_array_size(recs), missed, missed == 1 ? "" : "s");
 	json_array_foreach(recs, i, r)
