@@ -92,7 +92,7 @@ edit_text(struct cli_ctx *ctx, const char *ed, const char *body,
 	else if (run_editor(ctx, ed, path) == 0) {
 		/* the editor may have replaced the file: read it by name */
 		close(fd);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			err_errno(&ctx->err, "cannot read '%s'", path);
 		else

@@ -97,10 +97,11 @@ struct tool_ctx {
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
 	/*
-	 * Set by a handler whose text is a refusal (nothing was done:
-	 * exists, archived, not found); the caller clears it before a call.
-	 * MCP answers a refusal as text all the same (§4.1); the CLI fails
-	 * on it, so that a script sees exit 1.
+	 * Set by a write handler whose text is a refusal (nothing was
+	 * done: exists, archived, not found). A caller that reads it
+	 * clears it first (cli_tool, whose command then exits 1 so that a
+	 * script sees it); MCP answers a refusal as text all the same
+	 * (§4.1) and never looks.
 	 */
 	bool			 refused;
 
