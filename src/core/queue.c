@@ -485,6 +485,70 @@ queue_peek(const char *dir, const char *sid, json_t **out, struct err *err)
 	return rc;
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "<safe>.jsonl" to "<safe>", or NULL for any other name. */
+static char *
+session_of(const char *name)
+{
+	size_t	n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		    "QRSTUVWXYZ0123456789_-");
+
+	if (n == 0 || strcmp(name + n, ".jsonl") != 0)
+		return NULL;
+	return xstrndup(name, n);
+}
+
+int
+queue_sessions(const char *dir, char ***ids, size_t *n, struct err *err)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*id;
+	int		 dfd;
+
+	*ids = NULL;
+	*n = 0;
+	if ((dfd = dir_open(dir)) < 0)
+		return no_dir() ? 0 : err_errno(err, "cannot open queue "
+		    "directory '%s'", dir);
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return err_errno(err, "cannot read queue directory '%s'", dir);
+	}
+	while ((de = readdir(d)) != NULL) {
+		/* invariant 3: only regular files are queues */
+		if ((id = session_of(de->d_name)) == NULL)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+			free(id);
+			continue;
+		}
+		*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = id;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*ids, *n, sizeof(**ids), cmp_str);
+	return 0;
+}
+
+void
+queue_sessions_free(char **ids, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
 /* JavaScript's String(v) for the values deriveTitle/summarizeArgs print. */
 static void
 js_text(struct sbuf *sb, const json_t *v)

@@ -35,6 +35,7 @@ enum tool_arg_flags {
 	ARG_REQUIRED = 1 << 0,
 	ARG_MIN = 1 << 1,	/* .min is an inclusive lower bound */
 	ARG_MAX = 1 << 2,	/* .max is an inclusive upper bound */
+	ARG_NONBLANK = 1 << 3,	/* a string with more than whitespace */
 };
 
 struct tool_arg {
@@ -95,6 +96,14 @@ struct tool_ctx {
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
+	/*
+	 * Set by a write handler whose text is a refusal (nothing was
+	 * done: exists, archived, not found). A caller that reads it
+	 * clears it first (cli_tool, whose command then exits 1 so that a
+	 * script sees it); MCP answers a refusal as text all the same
+	 * (§4.1) and never looks.
+	 */
+	bool			 refused;
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

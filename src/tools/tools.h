@@ -57,6 +57,11 @@ extern const struct tool tool_config_get;
 extern const struct tool tool_config_set;
 extern const struct tool tool_notify_user;
 
+/* thatch's own, after the original's registry (issue 15): memory.c,
+ * hygiene.c */
+extern const struct tool tool_memory_move;
+extern const struct tool tool_store_hygiene;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with

@@ -155,8 +155,11 @@ check("§8.14 an overwrite keeps branch and confidence it did not pass", r.text.
 eq("§8.13 overwrite of a missing memory inserts it", "[saved] s13 :: fresh", (await call(client, "memory_remember", { label: "fresh", content: "c", store: "s13", overwrite: true })).text);
 await call(client, "memory_remember", { label: "empty", content: "", store: "s15" });
 check("§8.15 empty content is stored under its heading", (await call(client, "memory_show", { label: "empty", store: "s15" })).text.endsWith("\n\n# empty\n\n"));
-eq("§8.16 an empty label is accepted", "[saved] s15 :: ", (await call(client, "memory_remember", { label: "", content: "c", store: "s15" })).text.split("\n")[0]);
-check("§8.16 and found again", (await call(client, "memory_show", { label: "", store: "s15" })).text.endsWith("# \n\nc"));
+// deviation (issue 15): a nameless memory was listed without a name and
+// its hash slug "x0" took the label from every later blank one
+await invalid("§8.16 an empty label is refused", "memory_remember", { label: "", content: "c", store: "s15" }, "label: must not be empty or only whitespace");
+await invalid("§8.16 a whitespace-only label is refused", "memory_remember", { label: " \t ", content: "c", store: "s15" }, "label: must not be empty");
+eq("§8.16 and nothing was saved", 'No memory labeled "" in store "s15".', (await call(client, "memory_show", { label: "", store: "s15" })).text);
 eq("§8.17 a symbol-only label is accepted", "[saved] s15 :: !!!", (await call(client, "memory_remember", { label: "!!!", content: "c", store: "s15" })).text.split("\n")[0]);
 await call(client, "memory_remember", { label: "nb", content: "c", store: "s19", branch: "" });
 check("§8.19 an empty branch is not shown", !(await call(client, "memory_list", { store: "s19" })).text.includes("branch:"));
