@@ -40,6 +40,10 @@ static const char *const	claude_events[][2] = {
 	{ "UserPromptSubmit", "flush-tools" },
 };
 
+static const struct text_block_host	claude_block = {
+	TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md", "mcp__thatch__"
+};
+
 static bool
 is_thatch(const json_t *hook)
 {
@@ -74,7 +78,11 @@ strip_group(json_t *group)
 	return group;
 }
 
-/* Returns false when the file must be backed up first (invariant 3). */
+/*
+ * Returns false when the file must be backed up first (invariant 3). With
+ * cmd NULL (setup --remove) thatch's entries only go, and so does an event
+ * they alone made up.
+ */
 static bool
 merge_event(json_t *all, const char *event, const char *cmd)
 {
@@ -82,6 +90,8 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	size_t	 i;
 	bool	 clean = true;
 
+	if (cmd == NULL && !json_is_array(old) && !json_is_object(old))
+		return true;	/* nothing setup could have written */
 	groups = json_array();
 	if (json_is_object(old))
 		old = json_pack("[O]", old);
@@ -94,11 +104,18 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	json_array_foreach(old, i, g)
 		if ((kept = strip_group(g)) != NULL)
 			json_array_append_new(groups, kept);
+	if (cmd != NULL)
+		json_array_append_new(groups, json_pack("{s:[{s:s, s:s, s:i}]}",
+		    "hooks", "type", "command", "command", cmd, "timeout",
+		    SETUP_HOOK_TIMEOUT));
+	if (cmd == NULL && json_equal(groups, old))
+		json_decref(groups);	/* none of thatch's: left as it is */
+	else if (cmd == NULL && json_array_size(groups) == 0) {
+		json_decref(groups);
+		json_object_del(all, event);
+	} else
+		json_object_set_new(all, event, groups);
 	json_decref(old);
-	json_array_append_new(groups, json_pack("{s:[{s:s, s:s, s:i}]}",
-	    "hooks", "type", "command", "command", cmd, "timeout",
-	    SETUP_HOOK_TIMEOUT));
-	json_object_set_new(all, event, groups);
 	return clean;
 }
 
@@ -128,14 +145,29 @@ approve_server(const char *path, struct err *err)
 	return rc;
 }
 
-int
-claude_install(const struct setup_opts *o, struct setup_report *r,
-    struct err *err)
+/* Strip "thatch" from enabledMcpjsonServers (the list too, if emptied). */
+static void
+strip_approval(json_t *cfg, void *arg)
 {
-	static const struct text_block_host	host = {
-		TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md",
-		"mcp__thatch__"
-	};
+	json_t	*list = json_object_get(cfg, "enabledMcpjsonServers"), *v;
+	size_t	 i;
+
+	(void)arg;
+	for (i = 0; json_is_array(list) && i < json_array_size(list); ) {
+		v = json_array_get(list, i);
+		if (json_is_string(v) && strcmp(json_string_value(v),
+		    "thatch") == 0)
+			json_array_remove(list, i);
+		else
+			i++;
+	}
+	if (json_is_array(list) && json_array_size(list) == 0)
+		json_object_del(cfg, "enabledMcpjsonServers");
+}
+
+void
+claude_paths(const struct setup_opts *o, struct setup_report *r)
+{
 	const char	*base = o->global ? o->paths->claude_dir :
 			    o->paths->project_dir;
 	char		*dot = o->global ? xstrdup(base) :
@@ -151,12 +183,20 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 		r->approval = path_join(dot, "settings.local.json");
 	}
 	free(dot);
+}
+
+int
+claude_install(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
 	if (r->mcp_config != NULL && setup_mcp_entry(r->mcp_config, o->self,
 	    err) != 0)
 		return -1;
-	if (setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
+	if (setup_instructions(r->instructions, &claude_block, &r->broken,
+	    err) != 0 ||
 	    setup_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, err) != 0 ||
 	    setup_skills(r->skills_dir, &r->skills_written,
@@ -165,4 +205,34 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	    &r->commands_written, &r->commands_unchanged, err) != 0)
 		return -1;
 	return r->approval != NULL ? approve_server(r->approval, err) : 0;
+}
+
+int
+claude_remove(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	char	*dot;
+	int	 rc;
+
+	claude_paths(o, r);
+	if (setup_preflight(r, err) != 0)
+		return -1;
+	if ((r->mcp_config != NULL && setup_mcp_unset(r->mcp_config,
+	    &r->undo_mcp, err) != 0) ||
+	    setup_block_unset(r->instructions, claude_block.start,
+	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
+	    setup_hooks_unset(r->hooks, claude_events, sizeof(claude_events) /
+	    sizeof(claude_events[0]), false, merge_event, &r->undo_hooks,
+	    err) != 0 ||
+	    setup_skills_unset(r->skills_dir, false, &r->skills_removed,
+	    err) != 0 ||
+	    setup_commands_unset(r->commands_dir, &r->commands_removed,
+	    err) != 0)
+		return -1;
+	rc = r->approval != NULL ? setup_json_unset(r->approval,
+	    strip_approval, NULL, &r->undo_approval, err) : 0;
+	dot = path_dirname(r->hooks);
+	setup_prune(dot);
+	free(dot);
+	return rc;
 }

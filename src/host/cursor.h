@@ -15,4 +15,15 @@ struct setup_report;
 int	cursor_install(const struct setup_opts *, struct setup_report *,
 	    struct err *);
 
+/*
+ * setup --remove for Cursor: take out exactly what cursor_install writes
+ * for that scope, as claude_remove does for Claude Code. Returns 0, or -1
+ * with err set.
+ */
+int	cursor_remove(const struct setup_opts *, struct setup_report *,
+	    struct err *);
+
+/* The files cursor_install writes for o's scope, into a zeroed report. */
+void	cursor_paths(const struct setup_opts *, struct setup_report *);
+
 #endif

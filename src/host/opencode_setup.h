@@ -4,8 +4,9 @@
 
 #include <stdbool.h>
 
+#include "host/setup.h"
+
 struct err;
-struct setup_opts;
 
 /* The plugin module's file name, installed under $PREFIX/share/thatch/. */
 #define OPENCODE_PLUGIN_FILE	"thatch.js"
@@ -19,6 +20,9 @@ struct opencode_report {
 	char	*commands_dir;	/* the /thatch/<action> command files */
 	int	 commands_written, commands_unchanged;
 	bool	 dropped_mcp;	/* an old mcp.thatch entry was removed */
+	/* --remove: what became of config, and how many files went */
+	enum setup_undo	 undo_config;
+	int	 skills_removed, commands_removed;
 };
 
 void	opencode_report_release(struct opencode_report *);
@@ -36,6 +40,17 @@ void	opencode_report_release(struct opencode_report *);
  * as JSONC is kept as .bak and replaced. Returns 0, or -1 with err set.
  */
 int	opencode_install(const struct setup_opts *, struct opencode_report *,
+	    struct err *);
+
+/*
+ * setup --remove for opencode: thatch's plugin entries leave the scope's
+ * config (deleted when nothing else is left in it), and the skills and
+ * commands leave CONFIG_HOME/opencode (every project's plugin start puts
+ * them back while another project still uses thatch). A JSONC config that
+ * still names thatch is refused, untouched, with what to remove by hand.
+ * Returns 0, or -1 with err set.
+ */
+int	opencode_remove(const struct setup_opts *, struct opencode_report *,
 	    struct err *);
 
 #endif

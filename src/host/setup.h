@@ -16,7 +16,19 @@ struct text_block_host;
 /* Seconds a host waits for a thatch hook (host-contracts C11). */
 #define SETUP_HOOK_TIMEOUT	30
 
-/* What one host's install did, for the summary; strings owned. */
+/*
+ * What `setup --remove` did to one file: found nothing of thatch's in it
+ * (or no file), took thatch's part out, deleted it because nothing else
+ * was left, or left a damaged block alone.
+ */
+enum setup_undo {
+	SETUP_UNDO_NONE,
+	SETUP_UNDO_EDITED,
+	SETUP_UNDO_DELETED,
+	SETUP_UNDO_BROKEN,
+};
+
+/* What one host's install (or removal) did, for the summary; strings owned. */
 struct setup_report {
 	char	*mcp_config;	/* NULL: none written (Claude global) */
 	char	*instructions;
@@ -27,6 +39,9 @@ struct setup_report {
 	char	*approval;	/* Claude: settings.local.json, or NULL */
 	char	*commands_dir;	/* Claude: commands/thatch, or NULL */
 	int	 commands_written, commands_unchanged;
+	/* --remove: what became of each file above, and how many went */
+	enum setup_undo	 undo_mcp, undo_instructions, undo_hooks, undo_approval;
+	int	 skills_removed, commands_removed;
 };
 
 void	setup_report_release(struct setup_report *);
@@ -139,6 +154,73 @@ int	setup_skills_for(const char *dir, bool opencode, int *written,
  */
 int	setup_commands(const char *dir, enum text_host, int *written,
 	    int *unchanged, struct err *);
+
+/* ---- setup --remove: the reverse of each writer above ---------------- */
+
+/*
+ * Take thatch's part out of the JSON config at path: strip(cfg, arg)
+ * removes it, and deletes any container it emptied. Nothing happens (NONE)
+ * when the file is missing, does not parse (nothing thatch wrote would be
+ * in it), or strip changes nothing. A config left with no key at all is
+ * deleted (DELETED) — unless path is a symbolic link, which the user made
+ * and which keeps pointing at "{}" — else written back (EDITED) through
+ * fileio_rewrite like every setup write.
+ */
+int	setup_json_unset(const char *path, void (*strip)(json_t *, void *),
+	    void *arg, enum setup_undo *, struct err *);
+
+/* setup_json_unset of mcpServers.thatch (and mcpServers, left empty). */
+int	setup_mcp_unset(const char *path, enum setup_undo *, struct err *);
+
+/*
+ * setup_hooks in reverse: merge(hooks, event, NULL) must strip thatch's
+ * entries of event and drop the event when that emptied it; "hooks" goes
+ * when it is left empty, and with versioned a lone "version" too (Cursor's
+ * file, which setup may have created for it).
+ */
+int	setup_hooks_unset(const char *path, const char *const (*events)[2],
+	    size_t n, bool versioned,
+	    bool (*merge)(json_t *hooks, const char *event, const char *cmd),
+	    enum setup_undo *, struct err *);
+
+/*
+ * setup_block in reverse: remove the block (start marker to end marker)
+ * with the newline after it and the blank line setup_block put before it,
+ * so the user's text is what it was. A file left with nothing but white
+ * space is deleted (a regular file only: a link's target is emptied).
+ * Start without end: *u = BROKEN, nothing written.
+ */
+int	setup_block_unset(const char *path, const char *start, const char *end,
+	    enum setup_undo *u, struct err *);
+
+/*
+ * setup_skills_for in reverse: every thatch-* skill in dir goes (a
+ * shipped one's SKILL.md and then its folder if nothing else is in it; an
+ * older one as setup's stale cleanup removes it), and dir itself when it
+ * is left empty. Other skills are never touched. *removed counts them.
+ */
+int	setup_skills_unset(const char *dir, bool opencode, int *removed,
+	    struct err *);
+
+/*
+ * setup_commands in reverse: every *.md of dir (thatch's own folder, file
+ * or link) goes, then dir and its parent when they are left empty.
+ */
+int	setup_commands_unset(const char *dir, int *removed, struct err *);
+
+/* rmdir(dir) if it is empty; anything else leaves it (and is no error). */
+void	setup_prune(const char *dir);
+
+/*
+ * Where project scope writes when PROJECT_DIR came from the working
+ * directory (neither CLAUDE_PROJECT_DIR nor CURSOR_PROJECT_DIR is set)
+ * and that is below the top of a git work tree: the top, which is where
+ * every host looks for project files from any of its subdirectories
+ * (host-contracts §1.1, §2.1, §3.1). p->project_dir is replaced by it and
+ * the directory run from is returned (new string) for the caller to say
+ * so; NULL when nothing changed.
+ */
+char	*setup_project_top(struct paths *p);
 
 /*
  * The MCP server's auto-refresh (hosts-hooks-cli §2.7), shaped for
