@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "host/setup.h"
+#include "host/setup_check.h"
+#include "host/setup_undo.h"
 #include "text/block.h"
 #include "tools/tool.h"
 #include "util/err.h"
@@ -217,22 +219,55 @@ claude_remove(const struct setup_opts *o, struct setup_report *r,
 	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
-	if ((r->mcp_config != NULL && setup_mcp_unset(r->mcp_config,
+	if ((r->mcp_config != NULL && setup_undo_mcp(r->mcp_config,
 	    &r->undo_mcp, err) != 0) ||
-	    setup_block_unset(r->instructions, claude_block.start,
+	    setup_undo_block(r->instructions, claude_block.start,
 	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
-	    setup_hooks_unset(r->hooks, claude_events, sizeof(claude_events) /
+	    setup_undo_hooks(r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, &r->undo_hooks,
 	    err) != 0 ||
-	    setup_skills_unset(r->skills_dir, false, &r->skills_removed,
+	    setup_undo_skills(r->skills_dir, false, &r->skills_removed,
 	    err) != 0 ||
-	    setup_commands_unset(r->commands_dir, &r->commands_removed,
+	    setup_undo_commands(r->commands_dir, &r->commands_removed,
 	    err) != 0)
 		return -1;
-	rc = r->approval != NULL ? setup_json_unset(r->approval,
+	rc = r->approval != NULL ? setup_undo_json(r->approval,
 	    strip_approval, NULL, &r->undo_approval, err) : 0;
 	dot = path_dirname(r->hooks);
-	setup_prune(dot);
+	setup_undo_prune(dot);
 	free(dot);
 	return rc;
+}
+
+void
+claude_check(const struct setup_opts *o, struct setup_check *c)
+{
+	struct setup_report	 r;
+	char			*user, *self;
+	bool			 rest;
+	int			 found;
+
+	claude_paths(o, &r);
+	setup_check_block(c, r.instructions, claude_block.start,
+	    TEXT_BLOCK_END);
+	setup_check_hooks(c, r.hooks, claude_events, sizeof(claude_events) /
+	    sizeof(claude_events[0]), true);
+	if (r.mcp_config != NULL)
+		setup_check_mcp(c, r.mcp_config);
+	else {
+		/* `claude mcp add --scope user` keeps it in .claude.json */
+		user = path_join(path_env("CLAUDE_CONFIG_DIR") != NULL ?
+		    o->paths->claude_dir : o->paths->home, ".claude.json");
+		found = c->found;
+		rest = found == c->expected && c->problems.len == 0;
+		setup_check_mcp(c, user);
+		if (c->found == found && (self = setup_self(NULL)) != NULL) {
+			c->fix = xasprintf("run %s`claude mcp add --scope user "
+			    "thatch -- %s mcp`", rest ? "" : "`thatch setup "
+			    "--claude --global` and ", self);
+			free(self);
+		}
+		free(user);
+	}
+	setup_report_release(&r);
 }

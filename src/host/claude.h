@@ -3,6 +3,7 @@
 #define THATCH_HOST_CLAUDE_H
 
 struct err;
+struct setup_check;
 struct setup_opts;
 struct setup_report;
 
@@ -29,6 +30,13 @@ int	claude_install(const struct setup_opts *, struct setup_report *,
  */
 int	claude_remove(const struct setup_opts *, struct setup_report *,
 	    struct err *);
+
+/*
+ * What of claude_install's work is in place for o's scope (the block, the
+ * three hooks and their program, the MCP server: .mcp.json, or for global
+ * scope the user-scope registration in .claude.json), for doctor.
+ */
+void	claude_check(const struct setup_opts *, struct setup_check *);
 
 /* The files claude_install writes for o's scope, into a zeroed report. */
 void	claude_paths(const struct setup_opts *, struct setup_report *);

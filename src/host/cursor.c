@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include "host/setup.h"
+#include "host/setup_check.h"
+#include "host/setup_undo.h"
 #include "text/block.h"
 #include "util/err.h"
 #include "util/jsonx.h"
@@ -113,17 +115,31 @@ cursor_remove(const struct setup_opts *o, struct setup_report *r,
 
 	cursor_paths(o, r);
 	if (setup_preflight(r, err) != 0 ||
-	    setup_mcp_unset(r->mcp_config, &r->undo_mcp, err) != 0 ||
-	    setup_block_unset(r->instructions, cursor_block.start,
+	    setup_undo_mcp(r->mcp_config, &r->undo_mcp, err) != 0 ||
+	    setup_undo_block(r->instructions, cursor_block.start,
 	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
-	    setup_hooks_unset(r->hooks, cursor_events, sizeof(cursor_events) /
+	    setup_undo_hooks(r->hooks, cursor_events, sizeof(cursor_events) /
 	    sizeof(cursor_events[0]), true, merge_event, &r->undo_hooks,
 	    err) != 0 ||
-	    setup_skills_unset(r->skills_dir, false, &r->skills_removed,
+	    setup_undo_skills(r->skills_dir, false, &r->skills_removed,
 	    err) != 0)
 		return -1;
 	dot = path_dirname(r->hooks);
-	setup_prune(dot);
+	setup_undo_prune(dot);
 	free(dot);
 	return 0;
+}
+
+void
+cursor_check(const struct setup_opts *o, struct setup_check *c)
+{
+	struct setup_report	r;
+
+	cursor_paths(o, &r);
+	setup_check_block(c, r.instructions, cursor_block.start,
+	    TEXT_BLOCK_END);
+	setup_check_hooks(c, r.hooks, cursor_events, sizeof(cursor_events) /
+	    sizeof(cursor_events[0]), false);
+	setup_check_mcp(c, r.mcp_config);
+	setup_report_release(&r);
 }

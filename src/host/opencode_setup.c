@@ -20,11 +20,14 @@
 #include "host/opencode_setup.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "host/setup.h"
+#include "host/setup_check.h"
+#include "host/setup_undo.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
@@ -351,16 +354,75 @@ opencode_remove(const struct setup_opts *o, struct opencode_report *r,
 	if ((dir = fileio_resolve(r->config, err)) == NULL)
 		return -1;
 	free(dir);
-	if (setup_json_unset(r->config, strip_plugin, NULL, &r->undo_config,
+	if (setup_undo_json(r->config, strip_plugin, NULL, &r->undo_config,
 	    err) != 0 ||
-	    setup_skills_unset(r->skills_dir, true, &r->skills_removed,
+	    setup_undo_skills(r->skills_dir, true, &r->skills_removed,
 	    err) != 0 ||
-	    setup_commands_unset(r->commands_dir, &r->commands_removed,
+	    setup_undo_commands(r->commands_dir, &r->commands_removed,
 	    err) != 0)
 		return -1;
 	rc = refuse_jsonc(r->config, err);
 	dir = path_join(o->paths->config_home, "opencode");
-	setup_prune(dir);
+	setup_undo_prune(dir);
 	free(dir);
 	return rc;
+}
+
+/* The path of a file:// URL, %XX decoded (file_url's reverse). */
+static char *
+url_path(const char *url)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	const char	*p;
+	unsigned int	 byte;
+
+	sbuf_init(&sb);
+	for (p = url + 7; *p != '\0'; p++) {
+		if (*p == '%' && sscanf(p + 1, "%2x", &byte) == 1) {
+			sbuf_addc(&sb, (char)byte);
+			p += 2;
+		} else
+			sbuf_addc(&sb, *p);
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+void
+opencode_check(const struct setup_opts *o, struct setup_check *c)
+{
+	json_t		*cfg, *plugins, *e = NULL;
+	const char	*url, *prog;
+	char		*dir, *config, *module, what[512];
+	size_t		 i;
+
+	dir = o->global ? path_join(o->paths->config_home, "opencode") :
+	    xstrdup(o->paths->project_dir);
+	config = config_path(dir);
+	free(dir);
+	cfg = setup_check_load(config);
+	plugins = json_object_get(cfg, "plugin");
+	for (i = 0; json_is_array(plugins) && i < json_array_size(plugins) &&
+	    e == NULL; i++)
+		if (ours(json_array_get(plugins, i)))
+			e = json_array_get(plugins, i);
+	c->expected++;
+	snprintf(what, sizeof(what), "the plugin entry in %s", config);
+	url = json_is_array(e) ? json_string_value(json_array_get(e, 0)) :
+	    json_string_value(e);
+	if (e == NULL)
+		setup_check_problem(c, "no thatch plugin entry in %s", config);
+	else if (strncmp(url, "file://", 7) == 0) {
+		c->found++;
+		module = url_path(url);
+		if (!fileio_exists(module))
+			setup_check_problem(c, "%s names %s, which does not "
+			    "exist", what, module);
+		free(module);
+		prog = jsonx_str(json_array_get(e, 1), "thatch");
+		if (prog != NULL)
+			setup_check_program(c, prog, false, what);
+	} else
+		c->found++;	/* the original's npm package */
+	json_decref(cfg);
+	free(config);
 }

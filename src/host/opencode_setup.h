@@ -53,4 +53,11 @@ int	opencode_install(const struct setup_opts *, struct opencode_report *,
 int	opencode_remove(const struct setup_opts *, struct opencode_report *,
 	    struct err *);
 
+/*
+ * What of opencode_install's work is in place for o's scope: a thatch
+ * plugin entry, whose module and program exist. For doctor.
+ */
+struct setup_check;
+void	opencode_check(const struct setup_opts *, struct setup_check *);
+
 #endif

@@ -156,9 +156,8 @@ setup_backup(const char *path, struct err *err)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Write data to path unless it already holds exactly that. */
-static int
-write_if_changed(const char *path, const char *data, size_t len,
+int
+setup_write(const char *path, const char *data, size_t len,
     bool *changed, struct err *err)
 {
 	struct sbuf	 old = SBUF_INIT;
@@ -184,7 +183,7 @@ setup_json_save(const char *path, const json_t *v, struct err *err)
 	sbuf_init(&sb);
 	jsonx_dump_sbuf(&sb, v, 2);
 	sbuf_addc(&sb, '\n');
-	rc = write_if_changed(path, sb.buf, sb.len, &changed, err);
+	rc = setup_write(path, sb.buf, sb.len, &changed, err);
 	sbuf_release(&sb);
 	return rc;
 }
@@ -305,7 +304,7 @@ setup_block(const char *path, const char *block, const char *start,
 		sbuf_adds(&out, block);
 		sbuf_addc(&out, '\n');
 	}
-	rc = write_if_changed(path, out.buf, out.len, &changed, err);
+	rc = setup_write(path, out.buf, out.len, &changed, err);
 out:
 	sbuf_release(&old);
 	sbuf_release(&out);
@@ -375,13 +374,8 @@ shipped(const char *name, bool opencode)
 	return false;
 }
 
-/*
- * §8.3 stale cleanup: thatch-* directories and links no longer shipped.
- * A link is unlinked, never followed; regular files and other names are
- * left alone.
- */
-static void
-remove_stale(const char *dir, bool opencode)
+void
+setup_skills_stale(const char *dir, bool opencode)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -421,7 +415,7 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 	*written = *unchanged = 0;
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		return -1;
-	remove_stale(dir, opencode);
+	setup_skills_stale(dir, opencode);
 	/*
 	 * §8.3 rule 2 (the pre-rename names, only up to version 0.1.35) never
 	 * applies: thatch's own version line starts above it.
@@ -431,7 +425,7 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 			continue;
 		name = xasprintf("%s/SKILL.md", text_skills[i].name);
 		file = path_join(dir, name);
-		rc = write_if_changed(file, text_skills[i].content,
+		rc = setup_write(file, text_skills[i].content,
 		    strlen(text_skills[i].content), &changed, err);
 		if (rc == 0 && changed)
 			(*written)++;
@@ -489,7 +483,7 @@ setup_commands(const char *dir, enum text_host h, int *written,
 		text_action_file(&body, &text_actions[i], h);
 		name = xasprintf("%s.md", text_actions[i].name);
 		file = path_join(dir, name);
-		rc = write_if_changed(file, body.buf, body.len, &changed, err);
+		rc = setup_write(file, body.buf, body.len, &changed, err);
 		if (rc == 0)
 			(*(changed ? written : unchanged))++;
 		free(file);
@@ -499,245 +493,6 @@ setup_commands(const char *dir, enum text_host h, int *written,
 	log_debug("setup:commands", "%s: %d written, %d unchanged", dir,
 	    *written, *unchanged);
 	return rc;
-}
-
-/* ---- setup --remove ---------------------------------------------------- */
-
-/*
- * The end of every removal: delete a file left with nothing of the user's
- * (a regular file only: a link is the user's own, so its target is written
- * instead), else write what is left, through fileio_rewrite.
- */
-static int
-finish_unset(const char *path, const char *data, size_t len, bool empty,
-    enum setup_undo *u, struct err *err)
-{
-	struct stat	st;
-	bool		changed;
-
-	if (empty && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (unlink(path) != 0)
-			return err_errno(err, "cannot remove %s", path);
-		*u = SETUP_UNDO_DELETED;
-		return 0;
-	}
-	if (write_if_changed(path, data, len, &changed, err) != 0)
-		return -1;
-	*u = SETUP_UNDO_EDITED;
-	return 0;
-}
-
-int
-setup_json_unset(const char *path, void (*strip)(json_t *, void *),
-    void *arg, enum setup_undo *u, struct err *err)
-{
-	struct sbuf	 sb = SBUF_INIT;
-	json_t		*cfg = NULL, *before = NULL;
-	int		 rc;
-
-	*u = SETUP_UNDO_NONE;
-	sbuf_init(&sb);
-	if ((rc = fileio_read(path, &sb, err)) != 0)
-		goto out;	/* 1: no file, nothing to undo */
-	cfg = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, NULL);
-	if (!json_is_object(cfg))
-		goto out;	/* not a file setup wrote: not ours to touch */
-	before = json_deep_copy(cfg);
-	strip(cfg, arg);
-	if (json_equal(before, cfg))
-		goto out;
-	sbuf_reset(&sb);
-	jsonx_dump_sbuf(&sb, cfg, 2);
-	sbuf_addc(&sb, '\n');
-	rc = finish_unset(path, sb.buf, sb.len, json_object_size(cfg) == 0, u,
-	    err);
-out:
-	json_decref(before);
-	json_decref(cfg);
-	sbuf_release(&sb);
-	return rc < 0 ? -1 : 0;
-}
-
-/* Delete key from obj when its value is an empty object or array. */
-static void
-drop_empty(json_t *obj, const char *key)
-{
-	json_t	*v = json_object_get(obj, key);
-
-	if ((json_is_object(v) && json_object_size(v) == 0) ||
-	    (json_is_array(v) && json_array_size(v) == 0))
-		json_object_del(obj, key);
-}
-
-static void
-strip_mcp(json_t *cfg, void *arg)
-{
-	json_t	*servers = json_object_get(cfg, "mcpServers");
-
-	(void)arg;
-	if (json_is_object(servers) && json_object_del(servers, "thatch") == 0)
-		drop_empty(cfg, "mcpServers");
-}
-
-int
-setup_mcp_unset(const char *path, enum setup_undo *u, struct err *err)
-{
-	return setup_json_unset(path, strip_mcp, NULL, u, err);
-}
-
-struct hooks_unset {
-	const char *const	(*events)[2];
-	size_t			  n;
-	bool			  versioned;
-	bool			(*merge)(json_t *, const char *, const char *);
-};
-
-static void
-strip_hooks(json_t *cfg, void *arg)
-{
-	const struct hooks_unset	*h = arg;
-	json_t				*hooks = json_object_get(cfg, "hooks");
-	size_t				 i;
-
-	if (!json_is_object(hooks))
-		return;
-	for (i = 0; i < h->n; i++)
-		h->merge(hooks, h->events[i][0], NULL);
-	drop_empty(cfg, "hooks");
-	if (h->versioned && json_object_size(cfg) == 1)
-		json_object_del(cfg, "version");
-}
-
-int
-setup_hooks_unset(const char *path, const char *const (*events)[2], size_t n,
-    bool versioned, bool (*merge)(json_t *, const char *, const char *),
-    enum setup_undo *u, struct err *err)
-{
-	struct hooks_unset	h = { events, n, versioned, merge };
-
-	return setup_json_unset(path, strip_hooks, &h, u, err);
-}
-
-/* Only white space in [s, s + n). */
-static bool
-blank(const char *s, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		if (strchr(" \t\r\n", s[i]) == NULL)
-			return false;
-	return true;
-}
-
-int
-setup_block_unset(const char *path, const char *start, const char *end,
-    enum setup_undo *u, struct err *err)
-{
-	struct sbuf	 old = SBUF_INIT, out = SBUF_INIT;
-	const char	*s, *e;
-	size_t		 head;
-	int		 rc;
-
-	*u = SETUP_UNDO_NONE;
-	sbuf_init(&old);
-	sbuf_init(&out);
-	if ((rc = fileio_read(path, &old, err)) != 0 ||
-	    (s = strstr(old.buf, start)) == NULL)
-		goto out;
-	if ((e = strstr(s, end)) == NULL) {
-		*u = SETUP_UNDO_BROKEN;		/* invariant 3 */
-		goto out;
-	}
-	e += strlen(end);
-	if (*e == '\n')
-		e++;
-	head = (size_t)(s - old.buf);
-	/* setup_block's separator: one '\n' of the blank line before */
-	if (head >= 2 && old.buf[head - 1] == '\n' && old.buf[head - 2] == '\n')
-		head--;
-	sbuf_add(&out, old.buf, head);
-	sbuf_adds(&out, e);
-	rc = finish_unset(path, out.buf, out.len, blank(out.buf, out.len), u,
-	    err);
-out:
-	sbuf_release(&old);
-	sbuf_release(&out);
-	return rc < 0 ? -1 : 0;
-}
-
-/* Unlink path (a file or a link, never followed); a missing one is fine. */
-static int
-unlink_file(const char *path, int *removed, struct err *err)
-{
-	if (unlink(path) == 0) {
-		(*removed)++;
-		return 0;
-	}
-	return errno == ENOENT ? 0 : err_errno(err, "cannot remove %s", path);
-}
-
-int
-setup_skills_unset(const char *dir, bool opencode, int *removed,
-    struct err *err)
-{
-	struct stat	 st;
-	char		*sub, *file;
-	size_t		 i;
-	int		 rc = 0;
-
-	*removed = 0;
-	remove_stale(dir, opencode);
-	for (i = 0; i < text_nskills && rc == 0; i++) {
-		if (text_skills[i].opencode_only && !opencode)
-			continue;
-		sub = path_join(dir, text_skills[i].name);
-		if (lstat(sub, &st) == 0 && S_ISLNK(st.st_mode))
-			rc = unlink_file(sub, removed, err);
-		else {
-			file = path_join(sub, "SKILL.md");
-			rc = unlink_file(file, removed, err);
-			free(file);
-			setup_prune(sub);
-		}
-		free(sub);
-	}
-	setup_prune(dir);
-	return rc;
-}
-
-int
-setup_commands_unset(const char *dir, int *removed, struct err *err)
-{
-	struct dirent	*de;
-	DIR		*d;
-	char		*path, *parent;
-	size_t		 n;
-	int		 rc = 0;
-
-	*removed = 0;
-	if ((d = opendir(dir)) == NULL)
-		return 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		n = strlen(de->d_name);
-		if (n < 4 || strcmp(de->d_name + n - 3, ".md") != 0)
-			continue;
-		path = path_join(dir, de->d_name);
-		rc = unlink_file(path, removed, err);
-		free(path);
-	}
-	closedir(d);
-	setup_prune(dir);
-	parent = path_dirname(dir);
-	setup_prune(parent);
-	free(parent);
-	return rc;
-}
-
-void
-setup_prune(const char *dir)
-{
-	(void)rmdir(dir);	/* fails, harmlessly, unless empty */
 }
 
 char *

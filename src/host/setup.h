@@ -155,61 +155,21 @@ int	setup_skills_for(const char *dir, bool opencode, int *written,
 int	setup_commands(const char *dir, enum text_host, int *written,
 	    int *unchanged, struct err *);
 
-/* ---- setup --remove: the reverse of each writer above ---------------- */
+/*
+ * Write data to path unless it already holds exactly that (*changed says
+ * which), through fileio_rewrite (invariant 4). Every file setup writes,
+ * and setup --remove rewrites, goes through here.
+ */
+int	setup_write(const char *path, const char *data, size_t len,
+	    bool *changed, struct err *);
 
 /*
- * Take thatch's part out of the JSON config at path: strip(cfg, arg)
- * removes it, and deletes any container it emptied. Nothing happens (NONE)
- * when the file is missing, does not parse (nothing thatch wrote would be
- * in it), or strip changes nothing. A config left with no key at all is
- * deleted (DELETED) — unless path is a symbolic link, which the user made
- * and which keeps pointing at "{}" — else written back (EDITED) through
- * fileio_rewrite like every setup write.
+ * §8.3 stale cleanup in the skills folder dir: thatch-* directories and
+ * links that no longer ship (opencode: its own set counts too) are
+ * removed, a link unlinked and never followed; regular files and other
+ * names are left alone.
  */
-int	setup_json_unset(const char *path, void (*strip)(json_t *, void *),
-	    void *arg, enum setup_undo *, struct err *);
-
-/* setup_json_unset of mcpServers.thatch (and mcpServers, left empty). */
-int	setup_mcp_unset(const char *path, enum setup_undo *, struct err *);
-
-/*
- * setup_hooks in reverse: merge(hooks, event, NULL) must strip thatch's
- * entries of event and drop the event when that emptied it; "hooks" goes
- * when it is left empty, and with versioned a lone "version" too (Cursor's
- * file, which setup may have created for it).
- */
-int	setup_hooks_unset(const char *path, const char *const (*events)[2],
-	    size_t n, bool versioned,
-	    bool (*merge)(json_t *hooks, const char *event, const char *cmd),
-	    enum setup_undo *, struct err *);
-
-/*
- * setup_block in reverse: remove the block (start marker to end marker)
- * with the newline after it and the blank line setup_block put before it,
- * so the user's text is what it was. A file left with nothing but white
- * space is deleted (a regular file only: a link's target is emptied).
- * Start without end: *u = BROKEN, nothing written.
- */
-int	setup_block_unset(const char *path, const char *start, const char *end,
-	    enum setup_undo *u, struct err *);
-
-/*
- * setup_skills_for in reverse: every thatch-* skill in dir goes (a
- * shipped one's SKILL.md and then its folder if nothing else is in it; an
- * older one as setup's stale cleanup removes it), and dir itself when it
- * is left empty. Other skills are never touched. *removed counts them.
- */
-int	setup_skills_unset(const char *dir, bool opencode, int *removed,
-	    struct err *);
-
-/*
- * setup_commands in reverse: every *.md of dir (thatch's own folder, file
- * or link) goes, then dir and its parent when they are left empty.
- */
-int	setup_commands_unset(const char *dir, int *removed, struct err *);
-
-/* rmdir(dir) if it is empty; anything else leaves it (and is no error). */
-void	setup_prune(const char *dir);
+void	setup_skills_stale(const char *dir, bool opencode);
 
 /*
  * Where project scope writes when PROJECT_DIR came from the working
