@@ -28,6 +28,7 @@
 #include "host/cursor.h"
 #include "host/opencode_setup.h"
 #include "host/setup.h"
+#include "host/setup_undo.h"
 
 /* "  <label>" padded so that every value starts at column 17 (§1.3). */
 static void
@@ -263,6 +264,14 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if (any)
 			putchar('\n');
 		rc = run_opencode(&o, remove, &ctx->err);
+	}
+	if (remove) {
+		from = path_join(ctx->paths.config_home, SETUP_ORIGINALS);
+		setup_undo_prune(from);
+		free(from);
+		from = path_join(ctx->paths.config_home, "thatch");
+		setup_undo_prune(from);
+		free(from);
 	}
 	free((char *)o.self);
 	return rc;

@@ -123,7 +123,8 @@ merge_event(json_t *all, const char *event, const char *cmd)
 
 /* host-contracts C5: a project .mcp.json server waits for approval. */
 static int
-approve_server(const char *path, struct err *err)
+approve_server(const struct setup_opts *o, const char *path,
+    struct err *err)
 {
 	json_t	*cfg, *list, *v;
 	size_t	 i;
@@ -142,7 +143,7 @@ approve_server(const char *path, struct err *err)
 			break;
 	if (i == json_array_size(list))
 		json_array_append_new(list, json_string("thatch"));
-	rc = setup_json_save(path, cfg, err);
+	rc = setup_json_save(o, path, cfg, err);
 	json_decref(cfg);
 	return rc;
 }
@@ -194,10 +195,9 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
-	if (r->mcp_config != NULL && setup_mcp_entry(r->mcp_config, o->self,
-	    err) != 0)
+	if (r->mcp_config != NULL && setup_mcp_entry(o, r->mcp_config, err) != 0)
 		return -1;
-	if (setup_instructions(r->instructions, &claude_block, &r->broken,
+	if (setup_instructions(o, r->instructions, &claude_block, &r->broken,
 	    err) != 0 ||
 	    setup_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, err) != 0 ||
@@ -206,7 +206,7 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	    setup_commands(r->commands_dir, TEXT_HOST_CLAUDE,
 	    &r->commands_written, &r->commands_unchanged, err) != 0)
 		return -1;
-	return r->approval != NULL ? approve_server(r->approval, err) : 0;
+	return r->approval != NULL ? approve_server(o, r->approval, err) : 0;
 }
 
 int
@@ -219,11 +219,11 @@ claude_remove(const struct setup_opts *o, struct setup_report *r,
 	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
-	if ((r->mcp_config != NULL && setup_undo_mcp(r->mcp_config,
+	if ((r->mcp_config != NULL && setup_undo_mcp(o, r->mcp_config,
 	    &r->undo_mcp, err) != 0) ||
-	    setup_undo_block(r->instructions, claude_block.start,
+	    setup_undo_block(o, r->instructions, claude_block.start,
 	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
-	    setup_undo_hooks(r->hooks, claude_events, sizeof(claude_events) /
+	    setup_undo_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, &r->undo_hooks,
 	    err) != 0 ||
 	    setup_undo_skills(r->skills_dir, false, &r->skills_removed,
@@ -231,7 +231,7 @@ claude_remove(const struct setup_opts *o, struct setup_report *r,
 	    setup_undo_commands(r->commands_dir, &r->commands_removed,
 	    err) != 0)
 		return -1;
-	rc = r->approval != NULL ? setup_undo_json(r->approval,
+	rc = r->approval != NULL ? setup_undo_json(o, r->approval,
 	    strip_approval, NULL, &r->undo_approval, err) : 0;
 	dot = path_dirname(r->hooks);
 	setup_undo_prune(dot);

@@ -97,8 +97,8 @@ cursor_install(const struct setup_opts *o, struct setup_report *r,
 {
 	cursor_paths(o, r);
 	if (setup_preflight(r, err) != 0 ||
-	    setup_mcp_entry(r->mcp_config, o->self, err) != 0 ||
-	    setup_instructions(r->instructions, &cursor_block, &r->broken,
+	    setup_mcp_entry(o, r->mcp_config, err) != 0 ||
+	    setup_instructions(o, r->instructions, &cursor_block, &r->broken,
 	    err) != 0 ||
 	    setup_hooks(o, r->hooks, cursor_events, sizeof(cursor_events) /
 	    sizeof(cursor_events[0]), true, merge_event, err) != 0)
@@ -115,10 +115,10 @@ cursor_remove(const struct setup_opts *o, struct setup_report *r,
 
 	cursor_paths(o, r);
 	if (setup_preflight(r, err) != 0 ||
-	    setup_undo_mcp(r->mcp_config, &r->undo_mcp, err) != 0 ||
-	    setup_undo_block(r->instructions, cursor_block.start,
+	    setup_undo_mcp(o, r->mcp_config, &r->undo_mcp, err) != 0 ||
+	    setup_undo_block(o, r->instructions, cursor_block.start,
 	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
-	    setup_undo_hooks(r->hooks, cursor_events, sizeof(cursor_events) /
+	    setup_undo_hooks(o, r->hooks, cursor_events, sizeof(cursor_events) /
 	    sizeof(cursor_events[0]), true, merge_event, &r->undo_hooks,
 	    err) != 0 ||
 	    setup_undo_skills(r->skills_dir, false, &r->skills_removed,

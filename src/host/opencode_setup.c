@@ -263,7 +263,7 @@ opencode_install(const struct setup_opts *o, struct opencode_report *r,
 	}
 	dir = path_dirname(r->config);
 	if (path_mkdir_p(dir, 0755, err) != 0 ||
-	    setup_json_save(r->config, cfg, err) != 0) {
+	    setup_json_save(o, r->config, cfg, err) != 0) {
 		free(dir);
 		goto out;
 	}
@@ -354,7 +354,7 @@ opencode_remove(const struct setup_opts *o, struct opencode_report *r,
 	if ((dir = fileio_resolve(r->config, err)) == NULL)
 		return -1;
 	free(dir);
-	if (setup_undo_json(r->config, strip_plugin, NULL, &r->undo_config,
+	if (setup_undo_json(o, r->config, strip_plugin, NULL, &r->undo_config,
 	    err) != 0 ||
 	    setup_undo_skills(r->skills_dir, true, &r->skills_removed,
 	    err) != 0 ||

@@ -13,6 +13,9 @@ struct mcp_setup;
 struct paths;
 struct text_block_host;
 
+/* Under CONFIG_HOME: the user's files as they were before setup. */
+#define SETUP_ORIGINALS	"thatch/setup"
+
 /* Seconds a host waits for a thatch hook (host-contracts C11). */
 #define SETUP_HOOK_TIMEOUT	30
 
@@ -93,7 +96,8 @@ int	setup_preflight(const struct setup_report *, struct err *);
  * Like every file setup writes, through fileio_rewrite: a symbolic link is
  * written through, the mode and owner of an existing file are kept.
  */
-int	setup_json_save(const char *path, const json_t *v, struct err *);
+int	setup_json_save(const struct setup_opts *, const char *path,
+	    const json_t *v, struct err *);
 
 /*
  * One host's hooks file (§3.6): for each row of events ({event, args}),
@@ -110,9 +114,11 @@ int	setup_hooks(const struct setup_opts *, const char *path,
 
 /*
  * Set mcpServers.thatch in the MCP config at path to the stdio entry
- * {type, command, args:["mcp"]} (§3.2), keeping every other server and key.
+ * {type, command: o->self, args:["mcp"]} (§3.2), keeping every other
+ * server and key.
  */
-int	setup_mcp_entry(const char *path, const char *self, struct err *);
+int	setup_mcp_entry(const struct setup_opts *, const char *path,
+	    struct err *);
 
 /*
  * Put block (start marker ... end marker) into the instructions file at
@@ -121,15 +127,16 @@ int	setup_mcp_entry(const char *path, const char *self, struct err *);
  * start marker without an end marker after it is left alone and *broken
  * set. Unchanged content is not rewritten.
  */
-int	setup_block(const char *path, const char *block, const char *start,
-	    const char *end, bool *broken, struct err *);
+int	setup_block(const struct setup_opts *, const char *path,
+	    const char *block, const char *start, const char *end,
+	    bool *broken, struct err *);
 
 /*
  * setup_block with the instruction block for host h, whose tool list is
  * the tool table's MCP tools.
  */
-int	setup_instructions(const char *path, const struct text_block_host *h,
-	    bool *broken, struct err *);
+int	setup_instructions(const struct setup_opts *, const char *path,
+	    const struct text_block_host *h, bool *broken, struct err *);
 
 /*
  * Install the shared skills into dir (§8.3): remove thatch-* entries that
@@ -158,10 +165,18 @@ int	setup_commands(const char *dir, enum text_host, int *written,
 /*
  * Write data to path unless it already holds exactly that (*changed says
  * which), through fileio_rewrite (invariant 4). Every file setup writes,
- * and setup --remove rewrites, goes through here.
+ * and setup --remove rewrites, goes through here. With keep (the user's
+ * files, not skills or commands) the file's bytes before setup first
+ * changes it are kept for --remove (invariant 6).
  */
-int	setup_write(const char *path, const char *data, size_t len,
-	    bool *changed, struct err *);
+int	setup_write(const struct setup_opts *keep, const char *path,
+	    const char *data, size_t len, bool *changed, struct err *);
+
+/*
+ * Where the bytes path held before setup first changed it are kept
+ * (setup.c invariant 6). New string.
+ */
+char	*setup_original(const struct setup_opts *, const char *path);
 
 /*
  * §8.3 stale cleanup in the skills folder dir: thatch-* directories and

@@ -19,8 +19,13 @@
  *  4. A folder goes only when it is empty (rmdir), so a user's file in
  *     one of thatch's folders keeps the folder.
  *  5. JSON that is rewritten is re-serialised as setup writes it (the
- *     hosts' own JSON.stringify form), so a file the user formatted
- *     otherwise keeps its content, not its spacing.
+ *     hosts' own JSON.stringify form)...
+ *  6. ...unless setup kept the file's bytes from before it first changed
+ *     it (setup.c invariant 6) and what is left means the same (equal
+ *     JSON; equal text but for final newlines, which setup_block's
+ *     separator hides): then those bytes come back exactly, spacing, a
+ *     missing final newline and all. A file with a kept original existed
+ *     before, so it is never deleted. The copy is removed with the part.
  */
 #include "host/setup_undo.h"
 
@@ -40,34 +45,100 @@
 #include "util/jsonx.h"
 #include "util/path.h"
 #include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+/* Whether what is left means what the original said (invariant 6). */
+typedef bool	same_fn(const struct sbuf *orig, const char *, size_t);
+
+/* An original that was not a JSON object (setup replaced it, §3.7) is
+ * what an empty remainder means. */
+static bool
+same_json(const struct sbuf *orig, const char *data, size_t len)
+{
+	json_t	*a = json_loadb(orig->buf, orig->len, JSON_DECODE_ANY, NULL);
+	json_t	*b = json_loadb(data, len, JSON_DECODE_ANY, NULL);
+	bool	 same = json_is_object(a) ? json_equal(a, b) :
+		    json_object_size(b) == 0;
+
+	json_decref(a);
+	json_decref(b);
+	return same;
+}
+
+/* Equal but for final newlines: setup_block's separator cannot tell. */
+static bool
+same_text(const struct sbuf *orig, const char *data, size_t len)
+{
+	size_t	n = orig->len;
+
+	while (n > 0 && orig->buf[n - 1] == '\n')
+		n--;
+	while (len > 0 && data[len - 1] == '\n')
+		len--;
+	return n == len && memcmp(orig->buf, data, n) == 0;
+}
+
+/* setup_backup's <path>.bak, once it holds just the bytes given back. */
+static void
+drop_backup(const char *path, const struct sbuf *was)
+{
+	struct sbuf	 bak = SBUF_INIT;
+	char		*file = xasprintf("%s.bak", path);
+
+	sbuf_init(&bak);
+	if (fileio_read(file, &bak, NULL) == 0 && bak.len == was->len &&
+	    memcmp(bak.buf, was->buf, was->len) == 0)
+		(void)unlink(file);
+	sbuf_release(&bak);
+	free(file);
+}
 
 /*
- * The end of every removal: delete a file left with nothing of the user's
- * (a regular file only: a link is the user's own, so its target is written
- * instead), else write what is left, through fileio_rewrite.
+ * The end of every removal. With the original setup kept (setup.c
+ * invariant 6) the file existed before, so it stays, and gets its old
+ * bytes back when what is left means the same (else, the user changed it
+ * since, what is left). Without, a file left with nothing of the user's
+ * is deleted (a regular file only: a link is the user's own, so its
+ * target is written instead). The kept original goes either way.
  */
 static int
-finish(const char *path, const char *data, size_t len, bool empty,
-    enum setup_undo *u, struct err *err)
+finish(const struct setup_opts *o, const char *path, const char *data,
+    size_t len, bool empty, same_fn *same, enum setup_undo *u,
+    struct err *err)
 {
-	struct stat	st;
-	bool		changed;
+	struct sbuf	 was = SBUF_INIT;
+	struct stat	 st;
+	char		*orig = setup_original(o, path);
+	bool		 had, changed;
+	int		 rc = 0;
 
-	if (empty && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (unlink(path) != 0)
-			return err_errno(err, "cannot remove %s", path);
-		*u = SETUP_UNDO_DELETED;
-		return 0;
+	sbuf_init(&was);
+	had = fileio_read(orig, &was, NULL) == 0;
+	if (had && same(&was, data, len)) {
+		data = was.buf;
+		len = was.len;
 	}
-	if (setup_write(path, data, len, &changed, err) != 0)
-		return -1;
-	*u = SETUP_UNDO_EDITED;
-	return 0;
+	if (empty && !had && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (unlink(path) != 0)
+			rc = err_errno(err, "cannot remove %s", path);
+		*u = SETUP_UNDO_DELETED;
+	} else {
+		rc = setup_write(NULL, path, data, len, &changed, err);
+		*u = SETUP_UNDO_EDITED;
+	}
+	if (rc == 0 && had) {
+		(void)unlink(orig);
+		drop_backup(path, &was);
+	}
+	sbuf_release(&was);
+	free(orig);
+	return rc;
 }
 
 int
-setup_undo_json(const char *path, void (*strip)(json_t *, void *),
-    void *arg, enum setup_undo *u, struct err *err)
+setup_undo_json(const struct setup_opts *o, const char *path,
+    void (*strip)(json_t *, void *), void *arg, enum setup_undo *u,
+    struct err *err)
 {
 	struct sbuf	 sb = SBUF_INIT;
 	json_t		*cfg = NULL, *before = NULL;
@@ -87,8 +158,8 @@ setup_undo_json(const char *path, void (*strip)(json_t *, void *),
 	sbuf_reset(&sb);
 	jsonx_dump_sbuf(&sb, cfg, 2);
 	sbuf_addc(&sb, '\n');
-	rc = finish(path, sb.buf, sb.len, json_object_size(cfg) == 0, u,
-	    err);
+	rc = finish(o, path, sb.buf, sb.len, json_object_size(cfg) == 0,
+	    same_json, u, err);
 out:
 	json_decref(before);
 	json_decref(cfg);
@@ -118,9 +189,10 @@ strip_mcp(json_t *cfg, void *arg)
 }
 
 int
-setup_undo_mcp(const char *path, enum setup_undo *u, struct err *err)
+setup_undo_mcp(const struct setup_opts *o, const char *path,
+    enum setup_undo *u, struct err *err)
 {
-	return setup_undo_json(path, strip_mcp, NULL, u, err);
+	return setup_undo_json(o, path, strip_mcp, NULL, u, err);
 }
 
 struct hooks_undo {
@@ -147,13 +219,14 @@ strip_hooks(json_t *cfg, void *arg)
 }
 
 int
-setup_undo_hooks(const char *path, const char *const (*events)[2], size_t n,
-    bool versioned, bool (*merge)(json_t *, const char *, const char *),
-    enum setup_undo *u, struct err *err)
+setup_undo_hooks(const struct setup_opts *o, const char *path,
+    const char *const (*events)[2], size_t n, bool versioned,
+    bool (*merge)(json_t *, const char *, const char *), enum setup_undo *u,
+    struct err *err)
 {
 	struct hooks_undo	h = { events, n, versioned, merge };
 
-	return setup_undo_json(path, strip_hooks, &h, u, err);
+	return setup_undo_json(o, path, strip_hooks, &h, u, err);
 }
 
 /* Only white space in [s, s + n). */
@@ -169,8 +242,8 @@ blank(const char *s, size_t n)
 }
 
 int
-setup_undo_block(const char *path, const char *start, const char *end,
-    enum setup_undo *u, struct err *err)
+setup_undo_block(const struct setup_opts *o, const char *path,
+    const char *start, const char *end, enum setup_undo *u, struct err *err)
 {
 	struct sbuf	 old = SBUF_INIT, out = SBUF_INIT;
 	const char	*s, *e;
@@ -196,8 +269,8 @@ setup_undo_block(const char *path, const char *start, const char *end,
 		head--;
 	sbuf_add(&out, old.buf, head);
 	sbuf_adds(&out, e);
-	rc = finish(path, out.buf, out.len, blank(out.buf, out.len), u,
-	    err);
+	rc = finish(o, path, out.buf, out.len, blank(out.buf, out.len),
+	    same_text, u, err);
 out:
 	sbuf_release(&old);
 	sbuf_release(&out);

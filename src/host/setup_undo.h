@@ -17,14 +17,18 @@ struct err;
  * when the file is missing, does not parse (nothing thatch wrote would be
  * in it), or strip changes nothing. A config left with no key at all is
  * deleted (DELETED) — unless path is a symbolic link, which the user made
- * and which keeps pointing at "{}" — else written back (EDITED) through
- * fileio_rewrite like every setup write.
+ * and which keeps pointing at "{}", or setup kept its bytes from before
+ * (it existed) — else written back (EDITED) through fileio_rewrite like
+ * every setup write: the kept bytes when what is left means the same,
+ * else what is left.
  */
-int	setup_undo_json(const char *path, void (*strip)(json_t *, void *),
-	    void *arg, enum setup_undo *, struct err *);
+int	setup_undo_json(const struct setup_opts *, const char *path,
+	    void (*strip)(json_t *, void *), void *arg, enum setup_undo *,
+	    struct err *);
 
 /* setup_undo_json of mcpServers.thatch (and mcpServers, left empty). */
-int	setup_undo_mcp(const char *path, enum setup_undo *, struct err *);
+int	setup_undo_mcp(const struct setup_opts *, const char *path,
+	    enum setup_undo *, struct err *);
 
 /*
  * setup_hooks in reverse: merge(hooks, event, NULL) must strip thatch's
@@ -32,7 +36,8 @@ int	setup_undo_mcp(const char *path, enum setup_undo *, struct err *);
  * when it is left empty, and with versioned a lone "version" too (Cursor's
  * file, which setup may have created for it).
  */
-int	setup_undo_hooks(const char *path, const char *const (*events)[2],
+int	setup_undo_hooks(const struct setup_opts *, const char *path,
+	    const char *const (*events)[2],
 	    size_t n, bool versioned,
 	    bool (*merge)(json_t *hooks, const char *event, const char *cmd),
 	    enum setup_undo *, struct err *);
@@ -44,8 +49,9 @@ int	setup_undo_hooks(const char *path, const char *const (*events)[2],
  * space is deleted (a regular file only: a link's target is emptied).
  * Start without end: *u = BROKEN, nothing written.
  */
-int	setup_undo_block(const char *path, const char *start, const char *end,
-	    enum setup_undo *u, struct err *);
+int	setup_undo_block(const struct setup_opts *, const char *path,
+	    const char *start, const char *end, enum setup_undo *u,
+	    struct err *);
 
 /*
  * setup_skills_for in reverse: every thatch-* skill in dir goes (a
