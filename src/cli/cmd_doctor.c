@@ -134,14 +134,10 @@ check_database(struct doctor *d)
 		    "check passed)", path, size);
 		return;
 	}
-	if (rc < 0)
-		say(d, MARK_BAD, "database", "move it aside (thatch then makes "
-		    "a new one) or set THATCH_DB_PATH", "%s cannot be read: %s",
-		    path, err.msg);
-	else
-		say(d, MARK_BAD, "database", "restore it from a backup, or try "
-		    "`sqlite3 <file> .recover`", "%s fails its integrity check: "
-		    "%s", path, why);
+	/* rc -1: not even the check could read it (not a database) */
+	say(d, MARK_BAD, "database", "restore it from a backup, or try "
+	    "`sqlite3 <file> .recover`; moved aside, thatch starts a new one",
+	    "%s fails its integrity check: %s", path, rc < 0 ? err.msg : why);
 	store_close(d->store);
 	d->store = NULL;
 }
