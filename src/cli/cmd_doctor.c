@@ -70,6 +70,9 @@ struct doctor {
 	char		*model_tag;	/* owned */
 };
 
+static void	say(struct doctor *, enum mark, const char *, const char *,
+		    const char *, ...) __attribute__((format(printf, 5, 6)));
+
 /* One finding: "<mark> <check>: <detail>", then " — <fix>" when given. */
 static void
 say(struct doctor *d, enum mark m, const char *check, const char *fix,
