@@ -61,9 +61,9 @@ static const char *const mark_names[] = { "ok", "fail", "info" };
 
 struct doctor {
 	struct cli_ctx	*ctx;
-	json_t		*checks;	/* owned; --json's rows, or NULL */
+	json_t		*checks;	/* owned; --json's rows or NULL */
 	int		 bad;
-	char		*log_file;	/* owned; the debug log, NULL: off */
+	char		*log_file;	/* owned; NULL: no debug log */
 	char		*log_filter;	/* owned */
 	struct store	*store;		/* owned; the database row's */
 	int		 dim;		/* the model row's */
@@ -431,8 +431,8 @@ const struct cmd_entry cmd_doctor_entry = {
 	.max_args = 0,
 	.opts = doctor_opts,
 	.env = "THATCH_MODEL HF_HOME CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR "
-	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME XDG_CACHE_HOME "
-	    "THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
+	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME "
+	    "XDG_CACHE_HOME THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
 	.example = "thatch doctor",
 	.summary = "check the database, model, host setups, server and queue",
 	.exec = cmd_doctor_exec,

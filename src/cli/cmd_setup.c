@@ -221,6 +221,18 @@ run_opencode(const struct setup_opts *o, bool remove, struct err *err)
 	return rc == 0 ? 0 : CMD_FAILED;
 }
 
+/* Why project scope is not the folder setup ran in (setup_project_top). */
+static void
+say_top(const char *from, const char *top, bool remove)
+{
+	printf("%s is inside the git repository %s:\n%s thatch at its top "
+	    "level, where the hosts look for project files\nfrom any folder "
+	    "in it. Claude Code reads .claude/settings.json only in the\n"
+	    "folder it is started in, so start it at the top (or set "
+	    "CLAUDE_PROJECT_DIR\nto the folder to set up instead).\n\n",
+	    from, top, remove ? "Removing" : "Installing");
+}
+
 static int
 cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -243,13 +255,7 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 		return CMD_USAGE;
 	}
 	if (!o.global && (from = setup_project_top(&ctx->paths)) != NULL)
-		printf("%s is inside the git repository %s:\n%s thatch at "
-		    "its top level, where the hosts look for project files\n"
-		    "from any folder in it. Claude Code reads "
-		    ".claude/settings.json only in the\nfolder it is started "
-		    "in, so start it at the top (or set CLAUDE_PROJECT_DIR\n"
-		    "to the folder to set up instead).\n\n", from,
-		    ctx->paths.project_dir, remove ? "Removing" : "Installing");
+		say_top(from, ctx->paths.project_dir, remove);
 	free(from);
 	if ((o.self = setup_self(&ctx->err)) == NULL)
 		return CMD_FAILED;
@@ -257,7 +263,7 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if (!cli_flag(ctx, hosts[i].flag))
 			continue;
 		if (i > 0)
-			putchar('\n');	/* §1.3: Cursor's block starts so */
+			putchar('\n');	/* §1.3: Cursor's block's start */
 		rc = run_host(&hosts[i], &o, remove, &ctx->err);
 	}
 	if (rc == 0 && opencode) {
@@ -265,14 +271,8 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 			putchar('\n');
 		rc = run_opencode(&o, remove, &ctx->err);
 	}
-	if (remove) {
-		from = path_join(ctx->paths.config_home, SETUP_ORIGINALS);
-		setup_undo_prune(from);
-		free(from);
-		from = path_join(ctx->paths.config_home, "thatch");
-		setup_undo_prune(from);
-		free(from);
-	}
+	if (remove)
+		setup_undo_done(&o);
 	free((char *)o.self);
 	return rc;
 }

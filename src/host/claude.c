@@ -111,7 +111,7 @@ merge_event(json_t *all, const char *event, const char *cmd)
 		    "hooks", "type", "command", "command", cmd, "timeout",
 		    SETUP_HOOK_TIMEOUT));
 	if (cmd == NULL && json_equal(groups, old))
-		json_decref(groups);	/* none of thatch's: left as it is */
+		json_decref(groups);	/* none of thatch's: as it is */
 	else if (cmd == NULL && json_array_size(groups) == 0) {
 		json_decref(groups);
 		json_object_del(all, event);
@@ -195,7 +195,8 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
-	if (r->mcp_config != NULL && setup_mcp_entry(o, r->mcp_config, err) != 0)
+	if (r->mcp_config != NULL &&
+	    setup_mcp_entry(o, r->mcp_config, err) != 0)
 		return -1;
 	if (setup_instructions(o, r->instructions, &claude_block, &r->broken,
 	    err) != 0 ||

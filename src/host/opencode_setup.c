@@ -303,7 +303,7 @@ strip_plugin(json_t *cfg, void *arg)
 	schema = jsonx_str(cfg, "$schema");
 	if (json_object_size(cfg) == 1 && schema != NULL &&
 	    strcmp(schema, OPENCODE_SCHEMA) == 0)
-		json_object_del(cfg, "$schema");	/* as load_config made it */
+		json_object_del(cfg, "$schema");  /* load_config's */
 }
 
 /* A JSONC config (invariant 2) that still names thatch: edit by hand. */

@@ -7,6 +7,7 @@
 #include "host/setup.h"
 
 struct err;
+struct setup_check;
 
 /* The plugin module's file name, installed under $PREFIX/share/thatch/. */
 #define OPENCODE_PLUGIN_FILE	"thatch.js"
@@ -57,7 +58,6 @@ int	opencode_remove(const struct setup_opts *, struct opencode_report *,
  * What of opencode_install's work is in place for o's scope: a thatch
  * plugin entry, whose module and program exist. For doctor.
  */
-struct setup_check;
 void	opencode_check(const struct setup_opts *, struct setup_check *);
 
 #endif

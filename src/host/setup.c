@@ -547,7 +547,8 @@ setup_project_top(struct paths *p)
 	const char *const	 argv[] = { "git", "rev-parse",
 				    "--show-toplevel", NULL };
 	struct sbuf		 out = SBUF_INIT;
-	char			 here[PATH_MAX], top[PATH_MAX], *from = NULL;
+	char			 here[PATH_MAX], top[PATH_MAX];
+	char			*from = NULL;
 	int			 status;
 
 	if (path_env("CURSOR_PROJECT_DIR") != NULL ||

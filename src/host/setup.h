@@ -43,7 +43,8 @@ struct setup_report {
 	char	*commands_dir;	/* Claude: commands/thatch, or NULL */
 	int	 commands_written, commands_unchanged;
 	/* --remove: what became of each file above, and how many went */
-	enum setup_undo	 undo_mcp, undo_instructions, undo_hooks, undo_approval;
+	enum setup_undo	 undo_mcp, undo_instructions, undo_hooks;
+	enum setup_undo	 undo_approval;
 	int	 skills_removed, commands_removed;
 };
 

@@ -119,8 +119,9 @@ setup_check_program(struct setup_check *c, const char *command, bool shell,
     const char *what)
 {
 	struct stat	 st;
-	char		*prog = shell ? first_word(command) : xstrdup(command);
-	char		*found = NULL;
+	char		*prog, *found = NULL;
+
+	prog = shell ? first_word(command) : xstrdup(command);
 
 	if (strchr(prog, '/') == NULL)
 		found = spawn_which(prog);

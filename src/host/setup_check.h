@@ -1,4 +1,4 @@
-/* setup_check.h — what `thatch doctor` finds of a host's setup (setup_check.c). */
+/* setup_check.h — what doctor finds of a host's setup (setup_check.c). */
 #ifndef THATCH_HOST_SETUP_CHECK_H
 #define THATCH_HOST_SETUP_CHECK_H
 
@@ -20,7 +20,7 @@
 struct setup_check {
 	int		 found, expected;
 	struct sbuf	 problems;
-	char		*fix;	/* owned; what to run, when not setup */
+	char		*fix;	/* owned; the remedy, if not setup */
 };
 
 void	setup_check_init(struct setup_check *);

@@ -55,10 +55,12 @@ typedef bool	same_fn(const struct sbuf *orig, const char *, size_t);
 static bool
 same_json(const struct sbuf *orig, const char *data, size_t len)
 {
-	json_t	*a = json_loadb(orig->buf, orig->len, JSON_DECODE_ANY, NULL);
-	json_t	*b = json_loadb(data, len, JSON_DECODE_ANY, NULL);
-	bool	 same = json_is_object(a) ? json_equal(a, b) :
-		    json_object_size(b) == 0;
+	json_t	*a, *b;
+	bool	 same;
+
+	a = json_loadb(orig->buf, orig->len, JSON_DECODE_ANY, NULL);
+	b = json_loadb(data, len, JSON_DECODE_ANY, NULL);
+	same = json_is_object(a) ? json_equal(a, b) : json_object_size(b) == 0;
 
 	json_decref(a);
 	json_decref(b);
@@ -199,15 +201,16 @@ struct hooks_undo {
 	const char *const	(*events)[2];
 	size_t			  n;
 	bool			  versioned;
-	bool			(*merge)(json_t *, const char *, const char *);
+	bool			(*merge)(json_t *, const char *,
+				    const char *);
 };
 
 static void
 strip_hooks(json_t *cfg, void *arg)
 {
 	const struct hooks_undo	*h = arg;
-	json_t				*hooks = json_object_get(cfg, "hooks");
-	size_t				 i;
+	json_t			*hooks = json_object_get(cfg, "hooks");
+	size_t			 i;
 
 	if (!json_is_object(hooks))
 		return;
@@ -343,6 +346,18 @@ setup_undo_commands(const char *dir, int *removed, struct err *err)
 	setup_undo_prune(parent);
 	free(parent);
 	return rc;
+}
+
+void
+setup_undo_done(const struct setup_opts *o)
+{
+	char	*dir = path_join(o->paths->config_home, SETUP_ORIGINALS);
+	char	*parent = path_dirname(dir);
+
+	setup_undo_prune(dir);
+	setup_undo_prune(parent);	/* CONFIG_HOME/thatch, if setup made it */
+	free(parent);
+	free(dir);
 }
 
 void

@@ -1,4 +1,4 @@
-/* setup_undo.h — `setup --remove`, the reverse of setup.c's writers (setup_undo.c). */
+/* setup_undo.h — `setup --remove`: setup.c's writers reversed (setup_undo.c). */
 #ifndef THATCH_HOST_SETUP_UNDO_H
 #define THATCH_HOST_SETUP_UNDO_H
 
@@ -67,6 +67,9 @@ int	setup_undo_skills(const char *dir, bool opencode, int *removed,
  * or link) goes, then dir and its parent when they are left empty.
  */
 int	setup_undo_commands(const char *dir, int *removed, struct err *);
+
+/* After a removal: the folder of kept originals goes when empty. */
+void	setup_undo_done(const struct setup_opts *);
 
 /* rmdir(dir) if it is empty; anything else leaves it (and is no error). */
 void	setup_undo_prune(const char *dir);
