@@ -263,7 +263,7 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if (!cli_flag(ctx, hosts[i].flag))
 			continue;
 		if (i > 0)
-			putchar('\n');	/* §1.3: Cursor's block's start */
+			putchar('\n');	/* §1.3: before Cursor's */
 		rc = run_host(&hosts[i], &o, remove, &ctx->err);
 	}
 	if (rc == 0 && opencode) {
@@ -296,6 +296,6 @@ const struct cmd_entry cmd_setup_entry = {
 	.env = "PATH CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR "
 	    "CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
 	.example = "thatch setup --remove --claude --global",
-	.summary = "install thatch for Claude Code, Cursor and/or opencode",
+	.summary = "install or remove thatch for Claude Code, Cursor, opencode",
 	.exec = cmd_setup_exec,
 };
