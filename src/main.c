@@ -41,6 +41,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_flush_tools_entry,
 	&cmd_flush_predictions_entry,
 	&cmd_setup_entry,
+	&cmd_doctor_entry,
 	&cmd_tools_entry,
 	&cmd_embed_entry,
 	&cmd_model_entry,

@@ -91,6 +91,7 @@ extern const struct cmd_entry cmd_buffer_tool_entry;
 extern const struct cmd_entry cmd_flush_tools_entry;
 extern const struct cmd_entry cmd_flush_predictions_entry;
 extern const struct cmd_entry cmd_setup_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_embed_entry;
 extern const struct cmd_entry cmd_model_entry;

@@ -22,6 +22,22 @@ struct store;
  */
 int	 store_open(const char *path, struct store **out, struct err *);
 
+/*
+ * Open the database at path for reading only, creating and changing
+ * nothing: no directory, file, schema, migration or -shm (without a -wal,
+ * where nobody is writing through WAL, it is opened immutable). For
+ * `thatch doctor`. A missing file fails. Returns 0 and *out, or -1.
+ */
+int	 store_open_readonly(const char *path, struct store **out,
+	    struct err *);
+
+/*
+ * PRAGMA quick_check: 0 when the file is sound, 1 when it is not (why
+ * gets SQLite's first complaint, n bytes at most), -1 with err set when
+ * the check could not run (a file that is not a database).
+ */
+int	 store_quick_check(struct store *, char *why, size_t n, struct err *);
+
 /* Close the connection; accepts NULL. */
 void	 store_close(struct store *);
 
