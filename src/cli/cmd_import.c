@@ -73,6 +73,7 @@ cmd_import_exec(struct cli_ctx *ctx, int argc, char **argv)
 	rc = xfer_import_path(&imp, argv[0], from, &ctx->err);
 	printf("imported %d, skipped %d, failed %d\n", imp.imported,
 	    imp.skipped, imp.failed);
+	fflush(stdout);	/* before the dispatcher's failure line */
 	xfer_import_release(&imp);
 	model_opts_release(&mo);
 	sbuf_release(&line);
