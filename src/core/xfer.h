@@ -120,6 +120,11 @@ int	xfer_import_path(struct xfer_import *, const char *path,
 
 /* ---- Other tools' formats (xfer_foreign.c) ------------------------------ */
 
+/* Each line of n bytes of buf as one record of the export format; a line
+ * that is not a JSON object is reported as name:LINE and skipped. */
+int	xfer_read_jsonl(struct xfer_import *, const char *buf, size_t n,
+	    const char *name, struct err *);
+
 /*
  * Each reads n bytes of a file named name (outside input: any bytes) and
  * imports one memory per entity (mcp-memory: its observations and the

@@ -387,9 +387,8 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 
 /* ---- files ---------------------------------------------------------------- */
 
-/* Each line of a JSONL file as one record; blank lines are nothing. */
-static int
-read_jsonl(struct xfer_import *imp, const char *buf, size_t n,
+int
+xfer_read_jsonl(struct xfer_import *imp, const char *buf, size_t n,
     const char *name, struct err *err)
 {
 	const char	*p = buf, *end = buf + n, *nl, *q;
@@ -471,7 +470,7 @@ import_file(struct xfer_import *imp, const char *path, enum xfer_from from,
 	case XFER_THATCH:
 		rc = ends_with(base, ".md") ?
 		    xfer_read_note(imp, buf.buf, buf.len, path, err) :
-		    read_jsonl(imp, buf.buf, buf.len, path, err);
+		    xfer_read_jsonl(imp, buf.buf, buf.len, path, err);
 		break;
 	case XFER_MCP_MEMORY:
 		rc = xfer_read_mcp_memory(imp, buf.buf, buf.len, path, err);
