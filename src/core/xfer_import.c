@@ -44,18 +44,27 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
+/* The index of s in names[n], or -1. */
+static int
+name_index(const char *const *names, int n, const char *s)
+{
+	int	i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 int
 xfer_conflict_parse(const char *s, enum xfer_conflict *c)
 {
 	static const char *const	names[] = { "skip", "overwrite", "newer" };
-	size_t				i;
+	int				i = name_index(names, 3, s);
 
-	for (i = 0; i < 3; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*c = (enum xfer_conflict)i;
-			return 0;
-		}
-	return -1;
+	if (i >= 0)
+		*c = (enum xfer_conflict)i;
+	return i >= 0 ? 0 : -1;
 }
 
 int
@@ -63,14 +72,11 @@ xfer_from_parse(const char *s, enum xfer_from *from)
 {
 	static const char *const	names[] = { "auto", "thatch",
 		"mcp-memory", "markdown", "claude" };
-	size_t				i;
+	int				i = name_index(names, 5, s);
 
-	for (i = 0; i < 5; i++)
-		if (strcmp(s, names[i]) == 0) {
-			*from = (enum xfer_from)i;
-			return 0;
-		}
-	return -1;
+	if (i >= 0)
+		*from = (enum xfer_from)i;
+	return i >= 0 ? 0 : -1;
 }
 
 void
@@ -139,7 +145,7 @@ check_columns(const struct xfer_table *t, const json_t *rec, char *why,
 }
 
 /*
- * The vector the row gets (invariant 2): *blob and *len to bind (NULL:
+ * The vector for the row (invariant 2): *blob and *len to bind (NULL:
  * SQL NULL), *owned what to free. Sets rec's model to the tag when the text
  * was embedded again. 1 when the record is bad (why says so), -1 on a
  * failure that stops the import.
