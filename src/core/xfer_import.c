@@ -197,13 +197,27 @@ row_vector(struct xfer_import *imp, const struct xfer_table *t, json_t *rec,
 	return 0;
 }
 
+/* One row on its way in: the record, its vector, what an update keeps. */
+struct xfer_row {
+	const struct xfer_table	*t;
+	const json_t		*rec;
+	bool			 vec;		/* the table has embeddings */
+	const void		*blob;		/* NULL: SQL NULL */
+	size_t			 len;
+	bool			 keep_created;	/* created_at is the import's
+						   time: an update keeps the
+						   row's (§1.4.1) */
+};
+
 /* INSERT ... ON CONFLICT for the columns rec has (invariants 3, 4). */
 static void
-upsert_sql(const struct xfer_table *t, const json_t *rec, bool vec,
-    enum xfer_conflict conflict, struct sbuf *sql)
+upsert_sql(const struct xfer_row *r, enum xfer_conflict conflict,
+    struct sbuf *sql)
 {
+	const struct xfer_table	*t = r->t;
+	const json_t		*rec = r->rec;
 	const struct xfer_col	*c;
-	bool			 first = true, any = false;
+	bool			 first = true, any = false, vec = r->vec;
 
 	sbuf_addf(sql, "INSERT INTO %s (", t->table);
 	for (c = t->cols; c->name != NULL; c++)
@@ -233,7 +247,9 @@ upsert_sql(const struct xfer_table *t, const json_t *rec, bool vec,
 	if (conflict != XFER_SKIP) {
 		for (c = t->cols; c->name != NULL; c++)
 			if (!(c->flags & XFER_PK) &&
-			    json_object_get(rec, c->name) != NULL) {
+			    json_object_get(rec, c->name) != NULL &&
+			    !(r->keep_created &&
+			    strcmp(c->name, "created_at") == 0)) {
 				sbuf_addf(sql, "%s%s = excluded.%s", any ? ", " :
 				    "UPDATE SET ", c->name, c->name);
 				any = true;
@@ -267,10 +283,11 @@ bind_json(sqlite3_stmt *stmt, int i, const json_t *v)
  * database refused the row (a constraint: why says which), -1 otherwise.
  */
 static int
-write_row(struct xfer_import *imp, const struct xfer_table *t,
-    const json_t *rec, const void *blob, size_t len, bool vec, char *why,
+write_row(struct xfer_import *imp, const struct xfer_row *r, char *why,
     size_t wlen, struct err *err)
 {
+	const struct xfer_table	*t = r->t;
+	const json_t		*rec = r->rec;
 	static const char	 SQL_STORE[] =
 	    "INSERT OR IGNORE INTO stores (name) VALUES (?)";
 	struct sbuf		 sql = SBUF_INIT;
@@ -279,7 +296,7 @@ write_row(struct xfer_import *imp, const struct xfer_table *t,
 	int			 rc = -1, i = 1, step;
 
 	sbuf_init(&sql);
-	upsert_sql(t, rec, vec, imp->conflict, &sql);
+	upsert_sql(r, imp->conflict, &sql);
 	if (store_exec(imp->st, "BEGIN IMMEDIATE", err) != 0)
 		goto out;
 	if (t->store_col != NULL) {
@@ -299,8 +316,9 @@ write_row(struct xfer_import *imp, const struct xfer_table *t,
 	for (c = t->cols; c->name != NULL; c++)
 		if (json_object_get(rec, c->name) != NULL)
 			bind_json(stmt, i++, json_object_get(rec, c->name));
-	if (vec && blob != NULL)
-		sqlite3_bind_blob(stmt, i, blob, (int)len, SQLITE_STATIC);
+	if (r->vec && r->blob != NULL)
+		sqlite3_bind_blob(stmt, i, r->blob, (int)r->len,
+		    SQLITE_STATIC);
 	step = sqlite3_step(stmt);
 	if ((step & 0xff) == SQLITE_CONSTRAINT) {
 		snprintf(why, wlen, "%s: %s", t->type,
@@ -332,10 +350,9 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 {
 	const struct xfer_table	*t;
 	const char		*type = jsonx_str(rec, "type"), *label;
-	const void		*blob = NULL;
+	struct xfer_row		 row;
 	void			*owned = NULL;
 	char			 why[600], *slug;
-	size_t			 len = 0;
 	int			 rc;
 
 	if (!json_is_object(rec))
@@ -358,24 +375,29 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 		json_object_set_new(rec, "slug", json_string(slug));
 		free(slug);
 	}
+	memset(&row, 0, sizeof(row));
+	row.t = t;
+	row.rec = rec;
+	row.vec = t->embed_col != NULL;
 	if (strcmp(t->table, "entries") == 0 && imp->now != NULL) {
-		if (json_object_get(rec, "created_at") == NULL)
+		if (json_object_get(rec, "created_at") == NULL) {
 			json_object_set_new(rec, "created_at",
 			    json_string(imp->now));
+			row.keep_created = true;
+		}
 		if (json_object_get(rec, "updated_at") == NULL)
 			json_object_set_new(rec, "updated_at",
 			    json_string(imp->now));
 	}
 	if (!check_columns(t, rec, why, sizeof(why)))
 		return record_failed(imp, where, why);
-	if (t->embed_col != NULL && (rc = row_vector(imp, t, rec, &blob, &len,
+	if (row.vec && (rc = row_vector(imp, t, rec, &row.blob, &row.len,
 	    &owned, why, sizeof(why), err)) != 0) {
 		if (rc < 0)
 			return -1;
 		return record_failed(imp, where, why);
 	}
-	rc = write_row(imp, t, rec, blob, len, t->embed_col != NULL, why,
-	    sizeof(why), err);
+	rc = write_row(imp, &row, why, sizeof(why), err);
 	free(owned);
 	if (rc < 0)
 		return -1;

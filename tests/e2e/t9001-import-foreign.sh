@@ -65,6 +65,10 @@ make build
 expect_not_contains "the instruction block is not imported" \
 	"$(sqlite3 "$THATCH_DB_PATH" "SELECT group_concat(content) FROM entries WHERE store='cl'")" \
 	"Thatch provides persistent memory"
+sqlite3 "$THATCH_DB_PATH" "UPDATE entries SET created_at = '2025-01-01T00:00:00.000Z', content = 'old' WHERE store = 'cl'"
+thatch import "$F/claude" --store cl --on-conflict overwrite >/dev/null 2>&1
+expect_eq "an overwrite from another tool's file keeps when the memory was created" \
+	"6|2025-01-01T00:00:00.000Z|0" "$(sqlite3 "$THATCH_DB_PATH" "SELECT count(*), min(created_at), sum(content = 'old') FROM entries WHERE store = 'cl'")"
 expect_eq "--from claude reads any file as sections" \
 	"imported 2, skipped 0, failed 0" \
 	"$(cp "$F/claude/MEMORY.md" notes.md; thatch import notes.md --from claude --store cl2 2>&1)"
