@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -75,9 +76,9 @@ int	xfer_from_parse(const char *, enum xfer_from *);
 /*
  * One import. The caller sets the fields above `imported` and zeroes the
  * rest; release with xfer_import_release (closes the model, if loaded).
- * Every record is one transaction: it is imported whole, skipped by the
- * conflict policy, or fails (reported through report with where it came
- * from, "FILE:LINE", and why) and leaves nothing.
+ * Every record is atomic: it is imported whole, skipped by the conflict
+ * policy, or fails (reported through report with where it came from,
+ * "FILE:LINE", and why) and leaves nothing.
  */
 struct xfer_import {
 	struct store		*st;
@@ -94,9 +95,20 @@ struct xfer_import {
 	int			 imported, skipped, failed;
 	struct model		*model;		/* owned; opened on first use */
 	float			*vec;		/* owned; model_dim floats */
+	bool			 in_batch;	/* a transaction is open */
+	int			 batch_rows;
+	int64_t			 batch_start;	/* clock_mono_ms */
 };
 
+/* Roll back what is not committed, close the model. */
 void	xfer_import_release(struct xfer_import *);
+
+/*
+ * Commit the records imported since the last commit: xfer_import_record
+ * writes in batches, and xfer_import_path commits at its end. Returns 0
+ * or -1 with err set (the batch is then rolled back).
+ */
+int	xfer_import_commit(struct xfer_import *, struct err *);
 
 /*
  * Import one record (a JSON object of the export format) that came from
