@@ -272,15 +272,23 @@ stem(const char *name)
 static char *
 heading(const char *ls, const char *le, const char *marks)
 {
-	size_t	k = strlen(marks);
+	const char	*q;
+	size_t		 k = strlen(marks);
 
 	if ((size_t)(le - ls) <= k || memcmp(ls, marks, k) != 0)
 		return NULL;
 	ls += k;
 	while (ls < le && (*ls == ' ' || *ls == '\t'))
 		ls++;
-	while (le > ls && strchr(" \t\r#", le[-1]) != NULL)
+	while (le > ls && strchr(" \t\r", le[-1]) != NULL)
 		le--;
+	/* a closing run of '#' after a space is markup ("## Build ##"),
+	 * one inside a word is text ("## C#") */
+	for (q = le; q > ls && q[-1] == '#'; q--)
+		;
+	if (q < le && (q == ls || q[-1] == ' ' || q[-1] == '\t'))
+		for (le = q; le > ls && (le[-1] == ' ' || le[-1] == '\t'); le--)
+			;
 	return ls < le ? xstrndup(ls, (size_t)(le - ls)) : NULL;
 }
 

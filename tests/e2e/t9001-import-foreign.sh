@@ -49,11 +49,12 @@ expect_eq "Serena memories: the file name is the label" \
 suggested_commands" "$(thatch import "$F/serena/.serena/memories" --store se 2>&1)|$(labels se)"
 
 expect_eq "CLAUDE.md and MEMORY.md: one memory per section, thatch's block left out" \
-	"imported 6, skipped 0, failed 0|Build
+	"imported 7, skipped 0, failed 0|Build
 Conventions
 Deploy window
 Flaky test
 Ledger project
+Notes on C#
 Testing" "$(thatch import "$F/claude" --store cl 2>&1)|$(labels cl)"
 expect_eq "a heading inside a code block does not start a section" \
 "Run \`make build\`; the binaries land in bin/.
@@ -68,9 +69,9 @@ expect_not_contains "the instruction block is not imported" \
 sqlite3 "$THATCH_DB_PATH" "UPDATE entries SET created_at = '2025-01-01T00:00:00.000Z', content = 'old' WHERE store = 'cl'"
 thatch import "$F/claude" --store cl --on-conflict overwrite >/dev/null 2>&1
 expect_eq "an overwrite from another tool's file keeps when the memory was created" \
-	"6|2025-01-01T00:00:00.000Z|0" "$(sqlite3 "$THATCH_DB_PATH" "SELECT count(*), min(created_at), sum(content = 'old') FROM entries WHERE store = 'cl'")"
+	"7|2025-01-01T00:00:00.000Z|0" "$(sqlite3 "$THATCH_DB_PATH" "SELECT count(*), min(created_at), sum(content = 'old') FROM entries WHERE store = 'cl'")"
 expect_eq "--from claude reads any file as sections" \
-	"imported 2, skipped 0, failed 0" \
+	"imported 3, skipped 0, failed 0" \
 	"$(cp "$F/claude/MEMORY.md" notes.md; thatch import notes.md --from claude --store cl2 2>&1)"
 expect_fail "an unknown --from is a usage error" thatch import notes.md --from word
 
