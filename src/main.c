@@ -30,6 +30,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_mv_entry,
 	&cmd_forget_entry,
 	&cmd_search_entry,
+	&cmd_export_entry,
+	&cmd_import_entry,
 	&cmd_mcp_entry,
 	&cmd_opencode_entry,
 	&cmd_reminder_entry,

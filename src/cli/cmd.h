@@ -81,6 +81,8 @@ extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_forget_entry;
 extern const struct cmd_entry cmd_search_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_opencode_entry;
 extern const struct cmd_entry cmd_reminder_entry;
