@@ -298,7 +298,7 @@ op_init(struct opencode *oc, const json_t *req, json_t *res,
 	(void)req;
 	(void)actions;
 	for (t = tool_table; *t != NULL; t++) {
-		if (!((*t)->flags & TOOL_MCP))
+		if (!((*t)->flags & TOOL_OPENCODE))
 			continue;
 		json_array_append_new(list, json_pack("{s:s+,s:s,s:o}",
 		    "name", TEXT_OPENCODE_PREFIX, (*t)->name, "description",
@@ -326,7 +326,7 @@ op_system(struct opencode *oc, const json_t *req, json_t *res,
 	(void)res;
 	(void)err;
 	for (t = tool_table; *t != NULL && n + 1 < 64; t++)
-		if ((*t)->flags & TOOL_MCP)
+		if ((*t)->flags & TOOL_OPENCODE)
 			names[n++] = (*t)->name;
 	names[n] = NULL;
 	sbuf_init(&sb);
@@ -604,14 +604,14 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 	if (name != NULL && strncmp(name, TEXT_OPENCODE_PREFIX,
 	    strlen(TEXT_OPENCODE_PREFIX)) == 0)
 		t = tool_find(name + strlen(TEXT_OPENCODE_PREFIX));
-	if (t == NULL || !(t->flags & TOOL_MCP)) {
+	if (t == NULL || !(t->flags & TOOL_OPENCODE)) {
 		err_set(err, "Unknown tool: %s", name ? name : "undefined");
 		return -1;
 	}
 	if (json_is_null(args))
 		args = NULL;
 	repo(oc);
-	oc->caller = jsonx_str(req, "sessionID");
+	oc->caller = oc->tools->session = jsonx_str(req, "sessionID");
 	sbuf_init(&text);
 	if (tool_validate(t, args, &text) != 0)
 		failed = true;
@@ -637,7 +637,7 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 		    "not released and will be offered again: %s", terr.msg);
 		failed = true;
 	}
-	oc->caller = NULL;
+	oc->caller = oc->tools->session = NULL;
 	log_debug("opencode:call", "%s -> %s", t->name, failed ? "error" :
 	    "ok");
 	json_object_set_new(res, "output", json_string(text.buf));

@@ -59,7 +59,11 @@ enum tool_flags {
 	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
 	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
 	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
+	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
 };
+
+/* The rows opencode's plugin offers: MCP's and the editor-only ones. */
+#define TOOL_OPENCODE	(TOOL_MCP | TOOL_EDITOR)
 
 /*
  * run gets arguments already validated against .args (required present,
@@ -95,6 +99,8 @@ struct tool_ctx {
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
+	const char		*session;	/* the calling conversation, if
+						   the host has one (opencode) */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

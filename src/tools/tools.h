@@ -57,6 +57,10 @@ extern const struct tool tool_config_get;
 extern const struct tool tool_config_set;
 extern const struct tool tool_notify_user;
 
+/* session.c (rows 23-24; editor-only) */
+extern const struct tool tool_session_search;
+extern const struct tool tool_session_get;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with
