@@ -18,6 +18,9 @@ import path from "node:path"
 const EVENTS = new Set([
   "session.created", "session.status", "session.idle", "session.error",
   "session.deleted", "session.compacted",
+  // alerts (engines-and-extras B3): a request waits for the user
+  "permission.asked", "permission.replied", "question.asked",
+  "question.replied", "question.rejected",
 ])
 
 // A failure on the plugin's side: stderr, and the core's debug log when

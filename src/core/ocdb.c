@@ -235,8 +235,8 @@ out:
 	return rc;
 }
 
-static void
-session_release(struct ocdb_session *s)
+void
+ocdb_session_release(struct ocdb_session *s)
 {
 	free(s->id);
 	free(s->parent_id);
@@ -250,7 +250,7 @@ ocdb_sessions_release(struct ocdb_sessions *l)
 	size_t	i;
 
 	for (i = 0; i < l->n; i++)
-		session_release(&l->v[i]);
+		ocdb_session_release(&l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
@@ -348,33 +348,49 @@ out:
 }
 
 int
-ocdb_get(struct ocdb *oc, const char *id, json_t **out, struct err *err)
+ocdb_session(struct ocdb *oc, const char *id, struct ocdb_session *s,
+    bool *found, struct err *err)
 {
-	sqlite3_stmt		*stmt = NULL;
-	struct ocdb_session	 s;
-	json_t			*got = NULL;
-	int			 r, rc = -1;
+	sqlite3_stmt	*stmt = NULL;
+	int		 r, rc = -1;
 
-	*out = NULL;
+	*found = false;
 	if (prepare(oc, "SELECT " SESSION_COLS " FROM session WHERE id = ?1",
 	    &stmt, err) != 0)
 		goto out;
 	sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
-	if ((r = sqlite3_step(stmt)) == SQLITE_DONE) {
-		rc = 0;
-		goto out;
-	}
-	if (r != SQLITE_ROW) {
+	if ((r = sqlite3_step(stmt)) == SQLITE_ROW) {
+		session_row(stmt, s);
+		*found = true;
+	} else if (r != SQLITE_DONE) {
 		step_failed(oc, err);
 		goto out;
 	}
-	session_row(stmt, &s);
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+ocdb_get(struct ocdb *oc, const char *id, json_t **out, struct err *err)
+{
+	struct ocdb_session	 s;
+	json_t			*got = NULL;
+	bool			 found;
+	int			 rc = -1;
+
+	*out = NULL;
+	if (ocdb_session(oc, id, &s, &found, err) != 0)
+		return -1;
+	if (!found)
+		return 0;
 	got = json_object();
 	json_object_set_new(got, "session", json_pack("{s:s,s:o,s:s,s:s,"
 	    "s:I,s:I}", "id", s.id, "parent_id", nullable(s.parent_id),
 	    "title", s.title, "directory", s.directory, "time_created",
 	    (json_int_t)s.created, "time_updated", (json_int_t)s.updated));
-	session_release(&s);
+	ocdb_session_release(&s);
 	if (get_children(oc, id, got, err) != 0 ||
 	    get_messages(oc, id, got, err) != 0)
 		goto out;
@@ -382,7 +398,6 @@ ocdb_get(struct ocdb *oc, const char *id, json_t **out, struct err *err)
 	got = NULL;
 	rc = 0;
 out:
-	sqlite3_finalize(stmt);
 	json_decref(got);
 	return rc;
 }

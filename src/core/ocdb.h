@@ -55,6 +55,12 @@ char	*ocdb_path(const char *home);
 int	ocdb_open(const char *path, struct ocdb **, struct err *);
 void	ocdb_close(struct ocdb *);
 
+/* The session with that id into *s (released by the caller when *found),
+ * *found false when there is none. Returns 0 or -1. */
+int	ocdb_session(struct ocdb *, const char *id, struct ocdb_session *s,
+	    bool *found, struct err *);
+void	ocdb_session_release(struct ocdb_session *);
+
 /* Sessions newest time_updated first, filtered. Returns 0 or -1. */
 int	ocdb_list(struct ocdb *, const struct ocdb_filter *,
 	    struct ocdb_sessions *, struct err *);

@@ -41,6 +41,7 @@
 #include "core/repo.h"
 #include "core/store.h"
 #include "host/hook.h"
+#include "host/opencode_alerts.h"
 #include "host/setup.h"
 #include "text/nudge.h"
 #include "text/opencode.h"
@@ -74,6 +75,7 @@ struct opencode {
 	struct idset	  compacting, tasks, dispatched, ran;
 	int		  warm;		/* next warm-up step, -1 done */
 	bool		  refresh_hygiene;	/* the cache is behind */
+	struct opencode_alerts *alerts;		/* owned (B3) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -804,6 +806,7 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 	if (type == NULL || (sid = event_session(props)) == NULL)
 		return 0;
 	log_debug("opencode:event", "%s %s", type, sid);
+	opencode_alerts_event(oc->alerts, oc->tools, type, props);
 	if (strcmp(type, "session.created") == 0) {
 		if (jsonx_str(info, "parentID") == NULL)
 			reminder(oc, sid, actions);
@@ -960,6 +963,7 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->repo_fn = repo_fn;
 	oc->repo_arg = arg;
 	oc->dir = path_join(paths->queue_dir, "opencode");
+	oc->alerts = opencode_alerts_new();
 	return oc;
 }
 
@@ -972,6 +976,7 @@ opencode_free(struct opencode *oc)
 	idset_free(&oc->tasks);
 	idset_free(&oc->dispatched);
 	idset_free(&oc->ran);
+	opencode_alerts_free(oc->alerts);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);
