@@ -186,6 +186,18 @@ async function server(input, options) {
       case "delete":
         await client.session.delete({ path: { id: a.session } })
         break
+      // a green-lit wrap-up (engines-and-extras B8); never awaited: a
+      // compaction is a whole model turn
+      case "compact":
+        client.session.summarize({ path: { id: a.session }, body: {
+          providerID: a.providerID, modelID: a.modelID } })
+          .then((r) => { if (r && r.error) warn("compact", JSON.stringify(r.error)) },
+            (err) => warn("compact", err))
+        break
+      case "exit":
+        client.tui.publish({ body: { type: "tui.command.execute",
+          properties: { command: "app.exit" } } }).catch((err) => warn("exit", err))
+        break
       default:
         warn("unknown action", a.do)
     }
@@ -226,6 +238,8 @@ async function server(input, options) {
         args: inp.args, output: out }, out),
     "experimental.session.compacting": (inp, out) =>
       call("compacting", { sessionID: inp.sessionID }, out),
+    "command.execute.before": (inp, out) =>
+      call("command", { command: inp.command, sessionID: inp.sessionID }, out),
     "experimental.compaction.autocontinue": (inp, out) =>
       call("autocontinue", { sessionID: inp.sessionID }, out),
     event: ({ event }) => EVENTS.has(event.type) ?

@@ -402,6 +402,63 @@ out:
 	return rc;
 }
 
+static char *
+str_dup(const json_t *o, const char *key)
+{
+	return jsonx_str(o, key) != NULL ? xstrdup(jsonx_str(o, key)) : NULL;
+}
+
+int
+ocdb_last_reply(struct ocdb *oc, const char *sid, struct sbuf *text,
+    char **provider, char **model, struct err *err)
+{
+	sqlite3_stmt	*msg = NULL, *parts = NULL;
+	json_t		*d = NULL, *list = json_array(), *p;
+	size_t		 i, n = 0;
+	int		 r, rc = -1;
+
+	*provider = *model = NULL;
+	/* the role lives in the JSON: newest first, the first assistant's */
+	if (prepare(oc, "SELECT id, data FROM message WHERE session_id = ?1 "
+	    "ORDER BY time_created DESC, id DESC", &msg, err) != 0 ||
+	    prepare(oc, "SELECT data FROM part WHERE message_id = ?1 ORDER "
+	    "BY id", &parts, err) != 0)
+		goto out;
+	sqlite3_bind_text(msg, 1, sid, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(msg)) == SQLITE_ROW) {
+		d = jsonx_parse((const char *)sqlite3_column_text(msg, 1),
+		    (size_t)sqlite3_column_bytes(msg, 1), "message", NULL);
+		if (jsonx_str(d, "role") != NULL &&
+		    strcmp(jsonx_str(d, "role"), "assistant") == 0)
+			break;
+		json_decref(d);
+		d = NULL;
+	}
+	if (r != SQLITE_ROW) {
+		rc = r == SQLITE_DONE ? 0 : step_failed(oc, err);
+		goto out;
+	}
+	*provider = str_dup(d, "providerID");
+	*model = str_dup(d, "modelID");
+	if (get_parts(oc, parts, (const char *)sqlite3_column_text(msg, 0),
+	    list, err) != 0)
+		goto out;
+	json_array_foreach(list, i, p)
+		if (strcmp(jsonx_str(p, "type"), "text") == 0 &&
+		    jsonx_str(p, "text") != NULL) {
+			if (n++ > 0)
+				sbuf_addc(text, '\n');
+			sbuf_adds(text, jsonx_str(p, "text"));
+		}
+	rc = 1;
+out:
+	sqlite3_finalize(msg);
+	sqlite3_finalize(parts);
+	json_decref(d);
+	json_decref(list);
+	return rc;
+}
+
 const char *
 ocdb_time(int64_t ms, char buf[OCDB_TIME_LEN])
 {

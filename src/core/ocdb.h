@@ -61,6 +61,15 @@ int	ocdb_session(struct ocdb *, const char *id, struct ocdb_session *s,
 	    bool *found, struct err *);
 void	ocdb_session_release(struct ocdb_session *);
 
+/*
+ * The last assistant message of session sid (by time_created, id): its
+ * text parts, joined by newlines, appended to text, and the provider and
+ * model it ran on in *provider and *model (new strings, NULL when not
+ * recorded). Returns 1, 0 when sid has no assistant message, or -1.
+ */
+int	ocdb_last_reply(struct ocdb *, const char *sid, struct sbuf *text,
+	    char **provider, char **model, struct err *);
+
 /* Sessions newest time_updated first, filtered. Returns 0 or -1. */
 int	ocdb_list(struct ocdb *, const struct ocdb_filter *,
 	    struct ocdb_sessions *, struct err *);

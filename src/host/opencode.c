@@ -42,6 +42,7 @@
 #include "core/store.h"
 #include "host/hook.h"
 #include "host/opencode_alerts.h"
+#include "host/opencode_wrapup.h"
 #include "host/setup.h"
 #include "text/nudge.h"
 #include "text/opencode.h"
@@ -76,6 +77,7 @@ struct opencode {
 	int		  warm;		/* next warm-up step, -1 done */
 	bool		  refresh_hygiene;	/* the cache is behind */
 	struct opencode_alerts *alerts;		/* owned (B3) */
+	struct opencode_wrapups *wrapups;	/* owned (B8) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -311,6 +313,12 @@ op_init(struct opencode *oc, const json_t *req, json_t *res,
 	dir = path_join(oc->tools->paths->config_home, "opencode/skills");
 	if (setup_skills_for(dir, true, &w, &u, err) != 0)
 		report("skills", err);
+	free(dir);
+	/* and the /thatch commands, wrap-ups included (§9.6) */
+	dir = path_join(oc->tools->paths->config_home,
+	    "opencode/command/thatch");
+	if (setup_commands(dir, TEXT_HOST_OPENCODE, &w, &u, err) != 0)
+		report("commands", err);
 	free(dir);
 	return 0;
 }
@@ -806,6 +814,10 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 	if (type == NULL || (sid = event_session(props)) == NULL)
 		return 0;
 	log_debug("opencode:event", "%s %s", type, sid);
+	/* a wrap-up resolves first: an exit's idle is not "done" (B3) */
+	if (opencode_wrapups_event(oc->wrapups, oc->tools, type, props,
+	    actions) == WRAPUP_EXIT)
+		opencode_alerts_quiet(oc->alerts, sid);
 	opencode_alerts_event(oc->alerts, oc->tools, type, props);
 	if (strcmp(type, "session.created") == 0) {
 		if (jsonx_str(info, "parentID") == NULL)
@@ -890,6 +902,19 @@ op_spawn_failed(struct opencode *oc, const json_t *req, json_t *res,
 	return 0;
 }
 
+/* command.execute.before (§9.2): a wrap-up command marks its session. */
+static int
+op_command(struct opencode *oc, const json_t *req, json_t *res,
+    json_t *actions, struct err *err)
+{
+	(void)res;
+	(void)actions;
+	(void)err;
+	opencode_wrapups_command(oc->wrapups, jsonx_str(req, "command"),
+	    jsonx_str(req, "sessionID"));
+	return 0;
+}
+
 /* A failure the plugin met (it has said it on stderr): the debug log. */
 static int
 op_log(struct opencode *oc, const json_t *req, json_t *res,
@@ -919,6 +944,7 @@ static const struct {
 	{ "spawned", op_spawned },
 	{ "spawn_failed", op_spawn_failed },
 	{ "log", op_log },
+	{ "command", op_command },
 };
 
 json_t *
@@ -964,6 +990,7 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->repo_arg = arg;
 	oc->dir = path_join(paths->queue_dir, "opencode");
 	oc->alerts = opencode_alerts_new();
+	oc->wrapups = opencode_wrapups_new();
 	return oc;
 }
 
@@ -977,6 +1004,7 @@ opencode_free(struct opencode *oc)
 	idset_free(&oc->dispatched);
 	idset_free(&oc->ran);
 	opencode_alerts_free(oc->alerts);
+	opencode_wrapups_free(oc->wrapups);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);

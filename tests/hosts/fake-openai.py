@@ -15,6 +15,9 @@ step, or with no script, the answer is plain text:
   "please dig the archive" -> bash `echo archaeology-needle-42`, then a
                              task child ("please probe the child")
   "please probe the child" -> bash `echo child-needle-7`
+  a /thatch wrap-up command ("... and thatch will ...") -> a reply ending
+                             in the greenlight token, or without it when
+                             the user added "hold"
   "please search the sessions" -> thatch_session_search for the needle,
                              then thatch_session_get of the first session
                              the search's result names
@@ -86,6 +89,10 @@ def reply(req):
     for i in range(len(msgs) - 1, -1, -1):
         if msgs[i].get("role") != "user":
             continue
+        if "exact token [thatch:greenlight] and thatch will" in text_of(msgs[i]):
+            if "What the user added: hold" in text_of(msgs[i]):
+                return "Saved. One question needs you first.", None
+            return "Saved; nothing is open. [thatch:greenlight]", None
         script = scripts(text_of(msgs[i]))
         if script is None:
             continue
