@@ -83,6 +83,8 @@ class Core {
       this.buf = this.buf.slice(nl + 1)
       let res
       try { res = JSON.parse(line) } catch { continue }
+      // no id: the core's own news (a watcher's event for an idle session)
+      if (res.id === undefined) { if (this.onPush) this.onPush(res.actions || []); continue }
       const w = this.waiting.get(res.id)
       if (!w) continue
       this.waiting.delete(res.id)
@@ -114,6 +116,7 @@ async function server(input, options) {
   const client = input.client
   const core = new Core(program(options), input.directory)
   logTo = core
+  core.onPush = (actions) => apply(actions, {})
 
   async function call(op, req, out) {
     let res

@@ -42,6 +42,7 @@
 #include "core/store.h"
 #include "host/hook.h"
 #include "host/opencode_alerts.h"
+#include "host/opencode_watch.h"
 #include "host/opencode_wrapup.h"
 #include "host/setup.h"
 #include "text/nudge.h"
@@ -78,6 +79,7 @@ struct opencode {
 	bool		  refresh_hygiene;	/* the cache is behind */
 	struct opencode_alerts *alerts;		/* owned (B3) */
 	struct opencode_wrapups *wrapups;	/* owned (B8) */
+	struct opencode_watch *watch;		/* owned (B7) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -819,6 +821,7 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 	    actions) == WRAPUP_EXIT)
 		opencode_alerts_quiet(oc->alerts, sid);
 	opencode_alerts_event(oc->alerts, oc->tools, type, props);
+	opencode_watch_event(oc->watch, type, props, actions);
 	if (strcmp(type, "session.created") == 0) {
 		if (jsonx_str(info, "parentID") == NULL)
 			reminder(oc, sid, actions);
@@ -991,6 +994,7 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->dir = path_join(paths->queue_dir, "opencode");
 	oc->alerts = opencode_alerts_new();
 	oc->wrapups = opencode_wrapups_new();
+	oc->watch = opencode_watch_new(&oc->ctx);
 	return oc;
 }
 
@@ -1005,6 +1009,7 @@ opencode_free(struct opencode *oc)
 	idset_free(&oc->ran);
 	opencode_alerts_free(oc->alerts);
 	opencode_wrapups_free(oc->wrapups);
+	opencode_watch_free(oc->watch);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);
@@ -1113,6 +1118,9 @@ opencode_run(struct opencode *oc, int in, int out, struct err *err)
 				warm_step(oc);
 			continue;
 		}
+		/* watchers poll while the plugin is quiet (B7) */
+		if ((rc = opencode_watch_wait(oc->watch, in, out, err)) != 0)
+			goto out;
 		r = read(in, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -14,6 +14,7 @@ struct err;
 struct paths;
 struct sbuf;
 struct store;
+struct watchers;
 
 /*
  * Each tool is defined once, as data (DESIGN principle 4, STYLE §3): its
@@ -101,6 +102,7 @@ struct tool_ctx {
 	bool			 seeded;	/* default behaviors seeded */
 	const char		*session;	/* the calling conversation, if
 						   the host has one (opencode) */
+	struct watchers		*watch;		/* the host's watchers, or NULL */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -60,6 +60,12 @@ const struct tool *const tool_table[] = {
 	/* session archaeology, editor-only (session.c) */
 	&tool_session_search,
 	&tool_session_get,
+	/* watchers, editor-only (watch.c) */
+	&tool_watch_create,
+	&tool_watch_branch_create,
+	&tool_watch_list,
+	&tool_watch_cancel,
+	&tool_watch_command_create,
 	NULL
 };
 

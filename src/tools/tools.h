@@ -61,6 +61,13 @@ extern const struct tool tool_notify_user;
 extern const struct tool tool_session_search;
 extern const struct tool tool_session_get;
 
+/* watch.c (rows 25-29; editor-only) */
+extern const struct tool tool_watch_create;
+extern const struct tool tool_watch_branch_create;
+extern const struct tool tool_watch_list;
+extern const struct tool tool_watch_cancel;
+extern const struct tool tool_watch_command_create;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with
