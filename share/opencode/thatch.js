@@ -92,7 +92,17 @@ class Core {
     }
   }
 
+  // dispose (a plugin reload, opencode's exit): end the core's input, so it
+  // stops its watchers, sends its last alerts, closes the database and exits
+  stop() {
+    this.stopped = true
+    const proc = this.proc
+    this.proc = null
+    if (proc) proc.stdin.end()
+  }
+
   ask(req) {
+    if (this.stopped) return Promise.reject(new Error("disposed"))
     if (!this.proc) this.start()
     const id = this.next++
     return new Promise((resolve, reject) => {
@@ -245,6 +255,7 @@ async function server(input, options) {
       call("command", { command: inp.command, sessionID: inp.sessionID }, out),
     "experimental.compaction.autocontinue": (inp, out) =>
       call("autocontinue", { sessionID: inp.sessionID }, out),
+    dispose: () => core.stop(),
     event: ({ event }) => EVENTS.has(event.type) ?
       call("event", { event: { type: event.type, properties: event.properties } }, {}) :
       undefined,
