@@ -46,6 +46,7 @@
 #include "host/mcp.h"
 #include "text/block.h"
 #include "text/skills.h"
+#include "text/wrapups.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -483,9 +484,10 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 	return rc;
 }
 
-/* Stale command files: *.md in dir that no action renders (invariant 5). */
+/* Stale command files: *.md in dir that no action renders (invariant 5);
+ * opencode's also has the wrap-ups (text/wrapups.h). */
 static void
-remove_stale_commands(const char *dir)
+remove_stale_commands(const char *dir, enum text_host h)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -501,7 +503,8 @@ remove_stale_commands(const char *dir)
 			continue;
 		name = xstrndup(de->d_name, n - 3);
 		path = path_join(dir, de->d_name);
-		if (text_action_find(name) == NULL && lstat(path, &st) == 0 &&
+		if (text_action_find(name) == NULL && (h != TEXT_HOST_OPENCODE ||
+		    text_wrapup_find(name) == NULL) && lstat(path, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			unlink(path);
 		free(path);
@@ -510,32 +513,46 @@ remove_stale_commands(const char *dir)
 	closedir(d);
 }
 
-int
-setup_commands(const char *dir, enum text_host h, int *written,
-    int *unchanged, struct err *err)
+static int
+write_command(const char *dir, const struct text_action *a, enum text_host h,
+    int *written, int *unchanged, struct err *err)
 {
 	struct sbuf	 body = SBUF_INIT;
 	char		*file, *name;
 	bool		 changed;
-	size_t		 i;
-	int		 rc = 0;
+	int		 rc;
+
+	sbuf_init(&body);
+	text_action_file(&body, a, h);
+	name = xasprintf("%s.md", a->name);
+	file = path_join(dir, name);
+	rc = setup_write(NULL, file, body.buf, body.len, &changed, err);
+	if (rc == 0)
+		(*(changed ? written : unchanged))++;
+	free(file);
+	free(name);
+	sbuf_release(&body);
+	return rc;
+}
+
+int
+setup_commands(const char *dir, enum text_host h, int *written,
+    int *unchanged, struct err *err)
+{
+	size_t	i;
+	int	rc = 0;
 
 	*written = *unchanged = 0;
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		return -1;
-	remove_stale_commands(dir);
-	for (i = 0; i < text_nactions && rc == 0; i++) {
-		sbuf_init(&body);
-		text_action_file(&body, &text_actions[i], h);
-		name = xasprintf("%s.md", text_actions[i].name);
-		file = path_join(dir, name);
-		rc = setup_write(NULL, file, body.buf, body.len, &changed, err);
-		if (rc == 0)
-			(*(changed ? written : unchanged))++;
-		free(file);
-		free(name);
-		sbuf_release(&body);
-	}
+	remove_stale_commands(dir, h);
+	for (i = 0; i < text_nactions && rc == 0; i++)
+		rc = write_command(dir, &text_actions[i], h, written,
+		    unchanged, err);
+	for (i = 0; h == TEXT_HOST_OPENCODE && i < text_nwrapups && rc == 0;
+	    i++)
+		rc = write_command(dir, &text_wrapups[i], h, written,
+		    unchanged, err);
 	log_debug("setup:commands", "%s: %d written, %d unchanged", dir,
 	    *written, *unchanged);
 	return rc;

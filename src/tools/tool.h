@@ -14,6 +14,7 @@ struct err;
 struct paths;
 struct sbuf;
 struct store;
+struct watchers;
 
 /*
  * Each tool is defined once, as data (DESIGN principle 4, STYLE §3): its
@@ -60,7 +61,11 @@ enum tool_flags {
 	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
 	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
 	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
+	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
 };
+
+/* The rows opencode's plugin offers: MCP's and the editor-only ones. */
+#define TOOL_OPENCODE	(TOOL_MCP | TOOL_EDITOR)
 
 /*
  * run gets arguments already validated against .args (required present,
@@ -104,6 +109,9 @@ struct tool_ctx {
 	 * (§4.1) and never looks.
 	 */
 	bool			 refused;
+	const char		*session;	/* the calling conversation, if
+						   the host has one (opencode) */
+	struct watchers		*watch;		/* the host's watchers, or NULL */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -60,6 +60,15 @@ const struct tool *const tool_table[] = {
 	&tool_config_get,
 	&tool_config_set,
 	&tool_notify_user,
+	/* session archaeology, editor-only (session.c) */
+	&tool_session_search,
+	&tool_session_get,
+	/* watchers, editor-only (watch.c) */
+	&tool_watch_create,
+	&tool_watch_branch_create,
+	&tool_watch_list,
+	&tool_watch_cancel,
+	&tool_watch_command_create,
 	/* thatch's own (issue 15): memory.c, hygiene.c */
 	&tool_memory_move,
 	&tool_store_hygiene,
@@ -440,7 +449,8 @@ tool_help(const struct tool *t, struct sbuf *out)
 {
 	const struct tool_arg	*a;
 
-	sbuf_addf(out, "%s — %s\n", t->name, t->description);
+	sbuf_addf(out, "%s%s — %s\n", t->name, (t->flags & TOOL_MCP) ? "" :
+	    " (opencode only)", t->description);
 	for (a = t->args; a->name != NULL; a++) {
 		sbuf_addf(out, "  %-16s %s%s", a->name, type_names[a->type],
 		    (a->flags & ARG_REQUIRED) ? ", required" : "");
