@@ -107,6 +107,17 @@ struct tool_ctx {
 				    struct sbuf *out, struct err *);
 	int			 (*drain)(struct tool_ctx *, const char *sid,
 				    struct err *);
+
+	/*
+	 * Chat identity (tools/chat.c, store-and-tools §4.16): the caller's
+	 * own session when the host has one (opencode; "as" is ignored),
+	 * NULL on MCP, where the chat tools act as the "as" name. echo, when
+	 * set, gets the call's transcript echo ("[chat] …" lines) for the
+	 * host to post (engines-and-extras B5).
+	 */
+	const char		*session;
+	const char		*host_kind;	/* "opencode"; NULL: "mcp" */
+	struct sbuf		*echo;
 };
 
 /* Initialise ctx (model options from the environment); release frees the

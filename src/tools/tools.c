@@ -57,6 +57,14 @@ const struct tool *const tool_table[] = {
 	&tool_config_get,
 	&tool_config_set,
 	&tool_notify_user,
+	/* chat (chat.c); rows 22-28 are editor-only and not built yet */
+	&tool_chat_register,
+	&tool_chat_list,
+	&tool_chat_send,
+	&tool_chat_read,
+	&tool_chat_unregister,
+	&tool_chat_broadcast,
+	&tool_chat_status,
 	NULL
 };
 

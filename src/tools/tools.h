@@ -57,6 +57,15 @@ extern const struct tool tool_config_get;
 extern const struct tool tool_config_set;
 extern const struct tool tool_notify_user;
 
+/* chat.c (rows 29-35) */
+extern const struct tool tool_chat_register;
+extern const struct tool tool_chat_list;
+extern const struct tool tool_chat_send;
+extern const struct tool tool_chat_read;
+extern const struct tool tool_chat_unregister;
+extern const struct tool tool_chat_broadcast;
+extern const struct tool tool_chat_status;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with
