@@ -793,6 +793,13 @@ chat_tail(struct store *st, int64_t after_id, int limit,
 	    "m.id LIMIT ?3", NULL, after_id, limit, out, err);
 }
 
+int
+chat_last_id(struct store *st, int64_t *id, struct err *err)
+{
+	return query_int(st, "SELECT coalesce(max(id), 0) FROM chat_messages",
+	    NULL, NULL, id, err);
+}
+
 /* ---- shared texts ------------------------------------------------------ */
 
 void

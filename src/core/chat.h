@@ -174,6 +174,8 @@ int	chat_pending(struct store *, const char *session_id, bool *,
  */
 int	chat_tail(struct store *, int64_t after_id, int limit,
 	    struct chat_msgs *, struct err *);
+/* The newest message's id, 0 when there is none. */
+int	chat_last_id(struct store *, int64_t *, struct err *);
 
 /*
  * Texts every host shares. chat_age appends "42s", "5m", "3h" or "2d".
