@@ -61,10 +61,12 @@ rm -rf "$XDG_CONFIG_HOME/thatch"
 thatch stores >/dev/null
 # thatch's own full-text index (entries_fts, its shadow tables and its
 # triggers) and the newer original's chat tables (v0.1.30 has none) come
-# on top of the original's schema, which stays exact
+# (with the sqlite_sequence AUTOINCREMENT needs) on top of the original's
+# schema, which stays exact
 own_schema() {
 	q "$1" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL
-	    AND name NOT LIKE 'entries_fts%' AND name NOT LIKE 'chat%' ORDER BY rowid"
+	    AND name NOT LIKE 'entries_fts%' AND name NOT LIKE 'chat%'
+	    AND name <> 'sqlite_sequence' ORDER BY rowid"
 }
 schema_thatch=$(q "$db" .schema)
 q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
