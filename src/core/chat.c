@@ -243,17 +243,25 @@ query_int(struct store *st, const char *sql, const char *a, const char *b,
 	    fail(st, err, "read the chat tables");
 }
 
+/* Whether a "SELECT 1 …" query finds a row. */
+static int
+query_exists(struct store *st, const char *sql, const char *a, const char *b,
+    bool *out, struct err *err)
+{
+	int64_t	n;
+
+	if (query_int(st, sql, a, b, &n, err) != 0)
+		return -1;
+	*out = n == 1;
+	return 0;
+}
+
 int
 chat_tombstoned(struct store *st, const char *sid, bool *out,
     struct err *err)
 {
-	int64_t	n;
-
-	if (query_int(st, "SELECT 1 FROM chat_leave_tombstones WHERE "
-	    "session_id = ?1", sid, NULL, &n, err) != 0)
-		return -1;
-	*out = n == 1;
-	return 0;
+	return query_exists(st, "SELECT 1 FROM chat_leave_tombstones WHERE "
+	    "session_id = ?1", sid, NULL, out, err);
 }
 
 /* Whether another session than sid holds name (case-insensitively). */
@@ -261,13 +269,8 @@ static int
 name_taken(struct store *st, const char *name, const char *sid, bool *out,
     struct err *err)
 {
-	int64_t	n;
-
-	if (query_int(st, "SELECT 1 FROM chat_sessions WHERE name = ?1 AND "
-	    "session_id <> ?2", name, sid, &n, err) != 0)
-		return -1;
-	*out = n == 1;
-	return 0;
+	return query_exists(st, "SELECT 1 FROM chat_sessions WHERE name = ?1 "
+	    "AND session_id <> ?2", name, sid, out, err);
 }
 
 /* The next counter of base (0: none yet). */
@@ -755,14 +758,9 @@ chat_claim(struct store *st, const char *sid, int64_t now_ms,
 int
 chat_pending(struct store *st, const char *sid, bool *out, struct err *err)
 {
-	int64_t	n;
-
-	if (query_int(st, "SELECT 1 FROM chat_messages WHERE to_session = ?1 "
-	    "AND read_at IS NULL AND delivered_at IS NULL LIMIT 1", sid, NULL,
-	    &n, err) != 0)
-		return -1;
-	*out = n == 1;
-	return 0;
+	return query_exists(st, "SELECT 1 FROM chat_messages WHERE to_session "
+	    "= ?1 AND read_at IS NULL AND delivered_at IS NULL LIMIT 1", sid,
+	    NULL, out, err);
 }
 
 int
