@@ -354,7 +354,8 @@ opencode_chat_echo_push(struct opencode_chat *c, const char *sid,
 {
 	size_t	i, n = 0;
 
-	if (sid == NULL || text == NULL || *text == '\0')
+	/* an empty echo (a refusal) keeps pushes and pops paired */
+	if (sid == NULL || text == NULL)
 		return;
 	for (i = 0; i < c->nechoes; i++)
 		n += strcmp(c->echoes[i].sid, sid) == 0;
@@ -378,9 +379,10 @@ opencode_chat_echo_pop(struct opencode_chat *c, const char *sid,
 	if (sid == NULL || i == c->nechoes)
 		return;
 	/* B5: visible (not synthetic), and no model turn of its own */
-	json_array_append_new(actions, json_pack("{s:s,s:s,s:s,s:b,s:b}",
-	    "do", "prompt", "session", sid, "text", c->echoes[i].text,
-	    "noReply", 1, "visible", 1));
+	if (*c->echoes[i].text != '\0')
+		json_array_append_new(actions, json_pack("{s:s,s:s,s:s,s:b,"
+		    "s:b}", "do", "prompt", "session", sid, "text",
+		    c->echoes[i].text, "noReply", 1, "visible", 1));
 	free(c->echoes[i].sid);
 	free(c->echoes[i].text);
 	memmove(&c->echoes[i], &c->echoes[i + 1], (c->nechoes - i - 1) *

@@ -58,7 +58,9 @@ void	opencode_chat_tick(struct opencode_chat *, json_t *actions);
  * The transcript echo of a chat call in sid (text copied), and the
  * tool.execute.after that posts it: pop the oldest echo of sid into
  * actions as a visible, non-synthetic, no-reply prompt. Echoes are kept
- * per session in call order; a session keeps at most a few.
+ * per session in call order, one per call ("" for a refusal, which posts
+ * nothing), so each after hook pops its own call's; a session keeps at
+ * most a few.
  */
 void	opencode_chat_echo_push(struct opencode_chat *, const char *sid,
 	    const char *text);
