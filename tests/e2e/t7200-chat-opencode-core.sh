@@ -57,6 +57,12 @@ expect_contains "saying B is woken" "$r" "$nB is woken with a prompt when idle."
 expect_eq "the after hook posts a visible, no-reply echo" "PROMPT sA noReply visible [chat] $nA → $nB: ping one" \
     "$(ask A "$(after chat_send sA)" | acts)"
 expect_eq "a second after hook has no echo left" "" "$(ask A "$(after chat_send sA)" | acts)"
+r=$(ask A "$(tool chat_send sA '{"to":"nobody","body":"x"}')" | out)
+expect_contains "a refused send is text" "$r" '[not sent] no participant is named "nobody"'
+expect_eq "and posts no echo" "" "$(ask A "$(after chat_send sA)" | acts)"
+ask A "$(tool chat_status sA '{}')" >/dev/null
+expect_eq "the next call's after hook posts that call's echo" "PROMPT sA noReply visible [chat] $nA has 0 unread" \
+    "$(ask A "$(after chat_status sA)" | acts)"
 expect_eq "A's core does not wake B: it does not host it" "" "$(ask A '{"id":1,"op":"tick"}' | acts)"
 
 # --- B's own core wakes B when idle, once ---
