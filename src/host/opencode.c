@@ -819,7 +819,7 @@ event_session(const json_t *props)
  * was resumed (-s / -c) and is registered then, unless it is a child.
  */
 static void
-chat_status(struct opencode *oc, const char *sid, const char *status,
+status_to_chat(struct opencode *oc, const char *sid, const char *status,
     json_t *actions)
 {
 	char	*parent;
@@ -863,10 +863,10 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 			idset_add(&oc->ran, sid);
 		else if (status != NULL && strcmp(status, "idle") == 0)
 			idle(oc, sid, actions);
-		chat_status(oc, sid, status, actions);
+		status_to_chat(oc, sid, status, actions);
 	} else if (strcmp(type, "session.idle") == 0) {
 		idle(oc, sid, actions);
-		chat_status(oc, sid, "idle", actions);
+		status_to_chat(oc, sid, "idle", actions);
 	}
 	else if (strcmp(type, "session.error") == 0)
 		child_lost(oc, sid);
