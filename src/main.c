@@ -48,6 +48,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_embed_entry,
 	&cmd_model_entry,
 	&cmd_session_entry,
+	&cmd_chat_entry,
 	NULL
 };
 

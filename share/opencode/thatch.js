@@ -169,8 +169,10 @@ async function server(input, options) {
         } }).catch(() => {})
         break
       case "prompt": {
+        // a chat echo is visible: noReply, yet not synthetic
         const body = { parts: [{ type: "text", text: a.text,
-          synthetic: !!a.noReply }], ...(a.noReply ? { noReply: true } : {}) }
+          synthetic: !!a.noReply && !a.visible }],
+          ...(a.noReply ? { noReply: true } : {}) }
         const send = a.async ? client.session.promptAsync : client.session.prompt
         const p = send.call(client.session, { path: { id: a.session }, body })
         const failed = (err) => {
@@ -217,6 +219,9 @@ async function server(input, options) {
   }
 
   const init = await call("init", { directory: input.directory })
+  // the chat poller (heartbeats, wake prompts); never keeps opencode alive
+  if (init && init.tick_ms > 0)
+    setInterval(() => call("tick", {}, {}), init.tick_ms).unref?.()
   const tools = {}
   const schemas = new Map()
   for (const t of (init && init.tools) || []) {

@@ -15,11 +15,11 @@
  *     a file written by either program opens in the other
  *     (store-and-tools §1.3).
  *  3. PRAGMA user_version is never touched.
- *  4. The chat tables are not created: thatch does not implement chat
- *     yet, and a guessed schema would stop the original creating its own
- *     (§1.3 rule 7). If the newer original left them, they get its
- *     migrations (§1.5 step 4): the NOCASE rebuild, then topic and
- *     via_broadcast.
+ *  4. The four chat tables (§1.4.4, core/chat.c uses them) are created
+ *     with the newer original's column names; an older chat_sessions
+ *     whose name lacks COLLATE NOCASE is rebuilt as the original rebuilds
+ *     it, then the columns added later are added (§1.5 step 4), so the
+ *     original's later release reads either file.
  *  5. Opening writes nothing when the schema is current: it is read first,
  *     and only what is missing is written, in one transaction. So a
  *     reader never waits for another process's write transaction, and a
@@ -178,6 +178,44 @@ static const struct {
 	  "  main_path     TEXT NOT NULL,\n"
 	  "  repo_slug     TEXT NOT NULL,\n"
 	  "  resolved_at   INTEGER NOT NULL\n"
+	  ")" },
+	/*
+	 * §1.4.4 with the types it leaves open from engines-and-extras B5;
+	 * host_kind gets a default so that the migration below can add it to
+	 * an older table (whose rows the opencode plugin wrote).
+	 */
+	{ "chat_sessions",
+	  "CREATE TABLE IF NOT EXISTS chat_sessions (\n"
+	  "  session_id    TEXT PRIMARY KEY,\n"
+	  "  name          TEXT NOT NULL UNIQUE COLLATE NOCASE,\n"
+	  "  topic         TEXT,\n"
+	  "  project       TEXT,\n"
+	  "  host_kind     TEXT NOT NULL DEFAULT 'opencode',\n"
+	  "  registered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	  "  last_seen     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	  "  auto          INTEGER NOT NULL DEFAULT 1,\n"
+	  "  worktree      TEXT\n"
+	  ")" },
+	{ "chat_messages",
+	  "CREATE TABLE IF NOT EXISTS chat_messages (\n"
+	  "  id            INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	  "  from_session  TEXT NOT NULL,\n"
+	  "  to_session    TEXT NOT NULL,\n"
+	  "  body          TEXT NOT NULL,\n"
+	  "  created_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),\n"
+	  "  delivered_at  TEXT,\n"
+	  "  read_at       TEXT,\n"
+	  "  via_broadcast INTEGER NOT NULL DEFAULT 0\n"
+	  ")" },
+	{ "chat_name_counters",
+	  "CREATE TABLE IF NOT EXISTS chat_name_counters (\n"
+	  "  base TEXT PRIMARY KEY,\n"
+	  "  next INTEGER NOT NULL\n"
+	  ")" },
+	{ "chat_leave_tombstones",
+	  "CREATE TABLE IF NOT EXISTS chat_leave_tombstones (\n"
+	  "  session_id TEXT PRIMARY KEY,\n"
+	  "  left_at    TEXT NOT NULL\n"
 	  ")" },
 };
 
@@ -397,17 +435,20 @@ out:
 	return rc;
 }
 
+/* The CREATE text of the schema object (type, name), or NULL when absent. */
 static int
-table_sql(struct store *st, const char *table, char **sql, struct err *err)
+schema_sql(struct store *st, const char *type, const char *name, char **sql,
+    struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	int		 step;
 
 	*sql = NULL;
 	if (store_prepare(st, &stmt, "SELECT sql FROM sqlite_master "
-	    "WHERE type = 'table' AND name = ?", err) != 0)
+	    "WHERE type = ? AND name = ?", err) != 0)
 		return -1;
-	sqlite3_bind_text(stmt, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, type, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_STATIC);
 	step = sqlite3_step(stmt);
 	if (step == SQLITE_ROW)
 		*sql = xstrdup(sqlite3_column_text(stmt, 0) ?
@@ -416,6 +457,12 @@ table_sql(struct store *st, const char *table, char **sql, struct err *err)
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		return store_fail(st, err, "cannot read the schema");
 	return 0;
+}
+
+static int
+table_sql(struct store *st, const char *table, char **sql, struct err *err)
+{
+	return schema_sql(st, "table", table, sql, err);
 }
 
 /*
@@ -490,9 +537,11 @@ seed_global(struct store *st, bool write, int *todo, struct err *err)
 /*
  * §1.5 step 4: a chat_sessions table from an older original whose name
  * column lacks COLLATE NOCASE is rebuilt exactly as the original rebuilds
- * it (the one table rebuild §1.3 rule 1 allows), then the chat columns the
- * newer original added are added. thatch creates no chat tables itself.
- * Runs inside setup_schema's transaction.
+ * it (the one table rebuild §1.3 rule 1 allows; rows whose names collide
+ * case-insensitively collapse to the first), then the columns the newer
+ * original added are added, and the inbox index. Runs after
+ * create_tables (which skipped the old table) inside setup_schema's
+ * transaction.
  */
 static const char CHAT_REBUILD[] =
 	"CREATE TABLE chat_sessions_migrated (\n"
@@ -504,18 +553,40 @@ static const char CHAT_REBUILD[] =
 	");\n"
 	"INSERT OR IGNORE INTO chat_sessions_migrated (session_id, name, project, "
 	"registered_at, last_seen) SELECT session_id, name, project, "
-	"registered_at, last_seen FROM chat_sessions;\n"
+	"registered_at, last_seen FROM chat_sessions ORDER BY rowid;\n"
 	"DROP TABLE chat_sessions;\n"
 	"ALTER TABLE chat_sessions_migrated RENAME TO chat_sessions;\n";
+
+static const struct {
+	const char	*table, *column, *ddl;
+} chat_migrations[] = {
+	{ "chat_sessions", "topic",
+	  "ALTER TABLE chat_sessions ADD COLUMN topic TEXT" },
+	{ "chat_sessions", "host_kind",
+	  "ALTER TABLE chat_sessions ADD COLUMN host_kind TEXT NOT NULL "
+	  "DEFAULT 'opencode'" },
+	{ "chat_sessions", "auto",
+	  "ALTER TABLE chat_sessions ADD COLUMN auto INTEGER NOT NULL "
+	  "DEFAULT 1" },
+	{ "chat_sessions", "worktree",
+	  "ALTER TABLE chat_sessions ADD COLUMN worktree TEXT" },
+	{ "chat_messages", "via_broadcast",
+	  "ALTER TABLE chat_messages ADD COLUMN via_broadcast INTEGER NOT "
+	  "NULL DEFAULT 0" },
+};
+
+#define CHAT_INBOX_INDEX	"CREATE INDEX IF NOT EXISTS chat_messages_inbox " \
+	"ON chat_messages(to_session, read_at)"
 
 static int
 migrate_chat(struct store *st, bool write, int *todo, struct err *err)
 {
-	char	*sessions = NULL, *messages = NULL, *p;
+	char	*sessions = NULL, *index = NULL, *p;
+	size_t	 i;
 	int	 rc = -1, nocase = 0;
 
 	if (table_sql(st, "chat_sessions", &sessions, err) != 0 ||
-	    table_sql(st, "chat_messages", &messages, err) != 0)
+	    schema_sql(st, "index", "chat_messages_inbox", &index, err) != 0)
 		goto out;
 	for (p = sessions; p != NULL && *p != '\0' && !nocase; p++)
 		nocase = strncasecmp(p, "COLLATE NOCASE", 14) == 0;
@@ -524,18 +595,21 @@ migrate_chat(struct store *st, bool write, int *todo, struct err *err)
 		if (write && store_exec(st, CHAT_REBUILD, err) != 0)
 			goto out;
 	}
-	if (sessions != NULL && add_column(st, write, todo, "chat_sessions",
-	    "topic", "ALTER TABLE chat_sessions ADD COLUMN topic TEXT",
-	    err) != 0)
-		goto out;
-	if (messages != NULL && add_column(st, write, todo, "chat_messages",
-	    "via_broadcast", "ALTER TABLE chat_messages ADD COLUMN "
-	    "via_broadcast INTEGER NOT NULL DEFAULT 0", err) != 0)
-		goto out;
+	for (i = 0; i < sizeof(chat_migrations) / sizeof(chat_migrations[0]);
+	    i++)
+		if (add_column(st, write, todo, chat_migrations[i].table,
+		    chat_migrations[i].column, chat_migrations[i].ddl,
+		    err) != 0)
+			goto out;
+	if (index == NULL) {
+		(*todo)++;
+		if (write && store_exec(st, CHAT_INBOX_INDEX, err) != 0)
+			goto out;
+	}
 	rc = 0;
 out:
 	free(sessions);
-	free(messages);
+	free(index);
 	return rc;
 }
 

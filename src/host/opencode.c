@@ -18,6 +18,8 @@
  *     and the other steps still run (§9.2: "each error-isolated").
  *  3. Actions are data ({"do": …}); the plugin knows nothing of when or
  *     why. The list: system, part, context, toast, prompt, spawn, delete.
+ *     Chat (opencode_chat.c) adds nothing to it: its wake prompts and
+ *     echoes are prompts, its poller the plugin's "tick" timer.
  *  4. Slow work waits for a quiet moment (nothing to read for IDLE_MS):
  *     the model's warm-up and the hygiene cache's refresh.
  */
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #include "core/behavior.h"
+#include "core/chat.h"
 #include "core/engine.h"
 #include "core/extbuf.h"
 #include "core/hygiene.h"
@@ -44,6 +47,7 @@
 #include "host/opencode_alerts.h"
 #include "host/opencode_watch.h"
 #include "host/opencode_wrapup.h"
+#include "host/opencode_chat.h"
 #include "host/setup.h"
 #include "text/nudge.h"
 #include "text/opencode.h"
@@ -75,6 +79,7 @@ struct opencode {
 	char		 *dir;		/* the extbuf directory */
 	const char	 *caller;	/* session of the running tool call */
 	struct idset	  compacting, tasks, dispatched, ran;
+	struct opencode_chat *chat;	/* owned; opencode_chat.c */
 	int		  warm;		/* next warm-up step, -1 done */
 	bool		  refresh_hygiene;	/* the cache is behind */
 	struct opencode_alerts *alerts;		/* owned (B3) */
@@ -311,6 +316,8 @@ op_init(struct opencode *oc, const json_t *req, json_t *res,
 		    (*t)->description, "schema", tool_schema(*t)));
 	}
 	json_object_set_new(res, "tools", list);
+	json_object_set_new(res, "tick_ms", json_integer(
+	    opencode_chat_tick_ms(oc->chat)));
 	/* §9.6: the skills are repaired at every plugin start */
 	dir = path_join(oc->tools->paths->config_home, "opencode/skills");
 	if (setup_skills_for(dir, true, &w, &u, err) != 0)
@@ -501,7 +508,9 @@ op_message(struct opencode *oc, const json_t *req, json_t *res,
 		return 0;
 	sbuf_init(&text);
 	user_text(parts, &text);
-	if (utf8_js_len(text.buf, text.len) < HOOK_MIN_PROMPT)
+	/* B5: a chat transcript echo is read by no model turn */
+	if (utf8_js_len(text.buf, text.len) < HOOK_MIN_PROMPT ||
+	    chat_is_echo(text.buf))
 		goto out;
 	t0 = now_ms();
 	if ((vec = tool_embed(oc->tools, text.buf, EMBED_QUERY, &dim,
@@ -572,7 +581,10 @@ op_after(struct opencode *oc, const json_t *req, json_t *res,
 	int		 rc;
 
 	(void)res;
-	(void)actions;
+	/* B5: a chat call's transcript echo, built when it ran (op_tool) */
+	if (tool != NULL && strncmp(tool, TEXT_OPENCODE_PREFIX "chat_",
+	    strlen(TEXT_OPENCODE_PREFIX "chat_")) == 0)
+		opencode_chat_echo_pop(oc->chat, sid, actions);
 	/* thatch's own calls settle in op_tool, where their outcome is known */
 	if (tool == NULL || sid == NULL || hook_verdict(tool, false) !=
 	    QUEUE_KEEP)
@@ -608,9 +620,9 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 	const char		*name = jsonx_str(req, "name");
 	const json_t		*args = json_object_get(req, "args");
 	const struct tool	*t = NULL;
-	struct sbuf		 text = SBUF_INIT;
+	struct sbuf		 text = SBUF_INIT, echo = SBUF_INIT;
 	struct err		 terr = { "" };
-	bool			 failed;
+	bool			 failed, chat;
 
 	(void)actions;
 	if (name != NULL && strncmp(name, TEXT_OPENCODE_PREFIX,
@@ -625,6 +637,11 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 	repo(oc);
 	oc->caller = oc->tools->session = jsonx_str(req, "sessionID");
 	sbuf_init(&text);
+	sbuf_init(&echo);
+	/* the chat tools act as the calling session (store-and-tools §4.16) */
+	chat = strcmp(t->family, "chat") == 0 && oc->caller != NULL;
+	oc->ctx.session = oc->caller;
+	oc->ctx.echo = chat ? &echo : NULL;
 	if (tool_validate(t, args, &text) != 0)
 		failed = true;
 	else if (t->run(oc->tools, args, &text, &terr) != 0) {
@@ -649,7 +666,14 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 		    "not released and will be offered again: %s", terr.msg);
 		failed = true;
 	}
-	oc->caller = oc->tools->session = NULL;
+	if (chat && !failed) {
+		opencode_chat_host(oc->chat, oc->caller);
+		opencode_chat_echo_push(oc->chat, oc->caller, echo.buf);
+	}
+	oc->ctx.session = NULL;
+	oc->ctx.echo = NULL;
+	sbuf_release(&echo);
+	oc->caller = NULL;
 	log_debug("opencode:call", "%s -> %s", t->name, failed ? "error" :
 	    "ok");
 	json_object_set_new(res, "output", json_string(text.buf));
@@ -802,6 +826,26 @@ event_session(const json_t *props)
 	return jsonx_str(info, "id");
 }
 
+/*
+ * A session status for chat (B5): a session first seen through its status
+ * was resumed (-s / -c) and is registered then, unless it is a child.
+ */
+static void
+status_to_chat(struct opencode *oc, const char *sid, const char *status,
+    json_t *actions)
+{
+	char	*parent;
+
+	if (status == NULL)
+		return;
+	parent = extbuf_parent(oc->dir, sid);
+	opencode_chat_seen(oc->chat, sid, NULL, repo(oc), parent != NULL ||
+	    idset_has(&oc->tasks, sid) || idset_has(&oc->dispatched, sid));
+	free(parent);
+	opencode_chat_status(oc->chat, sid, strcmp(status, "idle") == 0,
+	    actions);
+}
+
 static int
 op_event(struct opencode *oc, const json_t *req, json_t *res,
     json_t *actions, struct err *err)
@@ -823,6 +867,8 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 	opencode_alerts_event(oc->alerts, oc->tools, type, props);
 	opencode_watch_event(oc->watch, type, props, actions);
 	if (strcmp(type, "session.created") == 0) {
+		opencode_chat_seen(oc->chat, sid, jsonx_str(info, "title"),
+		    repo(oc), jsonx_str(info, "parentID") != NULL);
 		if (jsonx_str(info, "parentID") == NULL)
 			reminder(oc, sid, actions);
 		else if (jsonx_str(info, "title") == NULL || strcmp(jsonx_str(
@@ -835,8 +881,11 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 			idset_add(&oc->ran, sid);
 		else if (status != NULL && strcmp(status, "idle") == 0)
 			idle(oc, sid, actions);
-	} else if (strcmp(type, "session.idle") == 0)
+		status_to_chat(oc, sid, status, actions);
+	} else if (strcmp(type, "session.idle") == 0) {
 		idle(oc, sid, actions);
+		status_to_chat(oc, sid, "idle", actions);
+	}
 	else if (strcmp(type, "session.error") == 0)
 		child_lost(oc, sid);
 	else if (strcmp(type, "session.deleted") == 0) {
@@ -845,6 +894,7 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 			report("deleted", err);
 		idset_del(&oc->compacting, sid);
 		idset_del(&oc->tasks, sid);
+		opencode_chat_deleted(oc->chat, sid);
 	} else if (strcmp(type, "session.compacted") == 0)
 		idset_del(&oc->compacting, sid);
 	return 0;
@@ -918,6 +968,18 @@ op_command(struct opencode *oc, const json_t *req, json_t *res,
 	return 0;
 }
 
+/* The plugin's timer (B5 "Tick"): heartbeats and wake prompts. */
+static int
+op_tick(struct opencode *oc, const json_t *req, json_t *res,
+    json_t *actions, struct err *err)
+{
+	(void)req;
+	(void)res;
+	(void)err;
+	opencode_chat_tick(oc->chat, actions);
+	return 0;
+}
+
 /* A failure the plugin met (it has said it on stderr): the debug log. */
 static int
 op_log(struct opencode *oc, const json_t *req, json_t *res,
@@ -948,6 +1010,7 @@ static const struct {
 	{ "spawn_failed", op_spawn_failed },
 	{ "log", op_log },
 	{ "command", op_command },
+	{ "tick", op_tick },
 };
 
 json_t *
@@ -978,6 +1041,14 @@ opencode_handle(struct opencode *oc, const json_t *req)
 	return res;
 }
 
+/* An exiting wrap-up takes its session out of the chat directory first
+ * (engines-and-extras B8), as a deleted session leaves it. */
+static void
+leave_chat(void *chat, const char *sid)
+{
+	opencode_chat_deleted(chat, sid);
+}
+
 struct opencode *
 opencode_new(struct store *st, const struct paths *paths, struct clock clock,
     const char *(*repo_fn)(void *), void *arg)
@@ -995,6 +1066,8 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->alerts = opencode_alerts_new();
 	oc->wrapups = opencode_wrapups_new();
 	oc->watch = opencode_watch_new(&oc->ctx);
+	oc->chat = opencode_chat_new(st, &oc->ctx.clock);
+	opencode_wrapups_before_exit(oc->wrapups, leave_chat, oc->chat);
 	return oc;
 }
 
@@ -1010,6 +1083,7 @@ opencode_free(struct opencode *oc)
 	opencode_alerts_free(oc->alerts);
 	opencode_wrapups_free(oc->wrapups);
 	opencode_watch_free(oc->watch);
+	opencode_chat_free(oc->chat);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);

@@ -109,8 +109,6 @@ struct tool_ctx {
 	 * (§4.1) and never looks.
 	 */
 	bool			 refused;
-	const char		*session;	/* the calling conversation, if
-						   the host has one (opencode) */
 	struct watchers		*watch;		/* the host's watchers, or NULL */
 
 	/*
@@ -124,6 +122,18 @@ struct tool_ctx {
 				    struct sbuf *out, struct err *);
 	int			 (*drain)(struct tool_ctx *, const char *sid,
 				    struct err *);
+
+	/*
+	 * The calling conversation when the host has one (opencode): the
+	 * chat tools' identity ("as" is ignored, store-and-tools §4.16), the
+	 * watchers' owner, the session search's own session to leave out;
+	 * NULL on MCP, where the chat tools act as the "as" name. echo, when
+	 * set, gets the call's transcript echo ("[chat] …" lines) for the
+	 * host to post (engines-and-extras B5).
+	 */
+	const char		*session;
+	const char		*host_kind;	/* "opencode"; NULL: "mcp" */
+	struct sbuf		*echo;
 };
 
 /* Initialise ctx (model options from the environment); release frees the

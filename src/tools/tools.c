@@ -69,6 +69,14 @@ const struct tool *const tool_table[] = {
 	&tool_watch_list,
 	&tool_watch_cancel,
 	&tool_watch_command_create,
+	/* chat (chat.c) */
+	&tool_chat_register,
+	&tool_chat_list,
+	&tool_chat_send,
+	&tool_chat_read,
+	&tool_chat_unregister,
+	&tool_chat_broadcast,
+	&tool_chat_status,
 	/* thatch's own (issue 15): memory.c, hygiene.c */
 	&tool_memory_move,
 	&tool_store_hygiene,

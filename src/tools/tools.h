@@ -68,6 +68,15 @@ extern const struct tool tool_watch_list;
 extern const struct tool tool_watch_cancel;
 extern const struct tool tool_watch_command_create;
 
+/* chat.c (rows 29-35) */
+extern const struct tool tool_chat_register;
+extern const struct tool tool_chat_list;
+extern const struct tool tool_chat_send;
+extern const struct tool tool_chat_read;
+extern const struct tool tool_chat_unregister;
+extern const struct tool tool_chat_broadcast;
+extern const struct tool tool_chat_status;
+
 /* thatch's own, after the original's registry (issue 15): memory.c,
  * hygiene.c */
 extern const struct tool tool_memory_move;

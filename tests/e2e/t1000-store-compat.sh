@@ -60,10 +60,13 @@ expect_eq "user_version is never set" "0" "$(q "$db" "PRAGMA user_version")"
 rm -rf "$XDG_CONFIG_HOME/thatch"
 thatch stores >/dev/null
 # thatch's own full-text index (entries_fts, its shadow tables and its
-# triggers) comes on top of the original's schema, which stays exact
+# triggers) and the newer original's chat tables (v0.1.30 has none) come
+# (with the sqlite_sequence AUTOINCREMENT needs) on top of the original's
+# schema, which stays exact
 own_schema() {
 	q "$1" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL
-	    AND name NOT LIKE 'entries_fts%' ORDER BY rowid"
+	    AND name NOT LIKE 'entries_fts%' AND name NOT LIKE 'chat%'
+	    AND name <> 'sqlite_sequence' ORDER BY rowid"
 }
 schema_thatch=$(q "$db" .schema)
 q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
@@ -100,8 +103,19 @@ expect_eq "the original's delete leaves the index" \
 expect_ok "the full-text index matches the table exactly" \
 	q "$db" "INSERT INTO entries_fts(entries_fts) VALUES ('integrity-check')"
 
+expect_eq "thatch creates the four chat tables and the inbox index" \
+	"chat_leave_tombstones chat_messages chat_messages_inbox chat_name_counters chat_sessions" \
+	"$(q "$db" "SELECT name FROM sqlite_master WHERE name LIKE 'chat%' ORDER BY name" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "chat_sessions has the newer original's columns in its order" \
+	"session_id name topic project host_kind registered_at last_seen auto worktree" \
+	"$(q "$db" "SELECT name FROM pragma_table_info('chat_sessions')" | tr '\n' ' ' | sed 's/ $//')"
+expect_contains "the chat name is case-insensitively unique" \
+	"$(q "$db" "INSERT INTO chat_sessions (session_id, name) VALUES ('x1', 'Zed'), ('x2', 'zED')" 2>&1)" "UNIQUE constraint failed"
+q "$db" "DELETE FROM chat_sessions"
+
 # --- a chat table from a newer original without COLLATE NOCASE ---
-q "$db" "CREATE TABLE chat_sessions (session_id TEXT PRIMARY KEY,
+q "$db" "DROP TABLE chat_sessions;
+CREATE TABLE chat_sessions (session_id TEXT PRIMARY KEY,
   name TEXT NOT NULL UNIQUE, project TEXT,
   registered_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
   last_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
@@ -111,8 +125,12 @@ expect_contains "the chat name column is rebuilt with COLLATE NOCASE" \
 	"$(q "$db" "SELECT sql FROM sqlite_master WHERE name='chat_sessions'")" "COLLATE NOCASE"
 expect_eq "names equal but for case collapse to the first" "s1|Alpha
 s3|beta" "$(q "$db" "SELECT session_id, name FROM chat_sessions ORDER BY session_id")"
-expect_eq "the topic column is added after the rebuild" "1" \
-	"$(q "$db" "SELECT COUNT(*) FROM pragma_table_info('chat_sessions') WHERE name='topic'")"
+expect_eq "the later columns are added after the rebuild" "4" \
+	"$(q "$db" "SELECT COUNT(*) FROM pragma_table_info('chat_sessions') WHERE name IN ('topic', 'host_kind', 'auto', 'worktree')")"
+expect_eq "the old rows were the opencode plugin's" "opencode|1" \
+	"$(q "$db" "SELECT DISTINCT host_kind, auto FROM chat_sessions")"
+expect_eq "thatch chat list reads the rebuilt table" "2" \
+	"$(thatch chat list --all | grep -c '^- ')"
 expect_eq "the repair is not repeated" "$(q "$db" .schema)" \
 	"$(thatch stores >/dev/null; q "$db" .schema)"
 finish

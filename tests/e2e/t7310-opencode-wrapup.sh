@@ -89,5 +89,8 @@ expect_contains "the exit wrap-up is green-lit" "$out" "[thatch:greenlight]"
 wait_for "a green-lit exit asks the app to close" 30 grep -q 'exit, green light' "$LOG"
 wait_for "the other turns had their done alerts" 30 grep -q 'Go is done' "$TEST_DIR/alerts"
 expect_not_contains "the exit's idle is not a done alert" "$(cat "$TEST_DIR/alerts")" "Bye is done"
+xsid=$(grep 'exit, green light' "$LOG" | head -n 1 | sed 's/.*\] \(ses_[^:]*\):.*/\1/')
+expect_contains "a session that did not exit stays in the chat directory" "$(thatch chat list --all)" "(${sid:0:12})"
+expect_not_contains "the exiting session left the chat directory first" "$(thatch chat list --all)" "(${xsid:0:12})"
 expect_not_contains "opencode reports no plugin error" "$(cat "$TEST_DIR/serve.err" "$TEST_DIR/run.err")" "[thatch]"
 finish

@@ -24,6 +24,14 @@ step, or with no script, the answer is plain text:
   "Direct extraction for session <id>" (thatch's child prompt)
                           -> thatch_get_extraction_payload, then
                              thatch_memory_remember, thatch_extraction_done
+  "please chat NAME BODY" -> thatch_chat_send to NAME
+  "please broadcast BODY" -> thatch_chat_broadcast
+  "please leave chat"     -> thatch_chat_unregister
+  "[thatch] chat: N new messages from NAME…" (a chat wake prompt)
+                          -> thatch_chat_read, then, when what it read says
+                             "bounce", thatch_chat_send "bounce" back to
+                             NAME (two such sessions loop until thatch's
+                             rate cap stops them)
 
 A script step names a tool the request does not offer: the reply says so
 in text instead of calling it. Every request body is appended to LOG, one
@@ -65,6 +73,19 @@ def scripts(text):
                 ("thatch_session_get", lambda results: {"session_id": (
                     re.findall(r"ses_\w+", results[-1]) or ["none"])[0],
                     "max_messages": 3})]
+    m = re.search(r"please chat (\S+) (.+)", text)
+    if m:
+        return [("thatch_chat_send", {"to": m.group(1), "body": m.group(2)})]
+    m = re.search(r"please broadcast (.+)", text)
+    if m:
+        return [("thatch_chat_broadcast", {"body": m.group(1)})]
+    if "please leave chat" in text:
+        return [("thatch_chat_unregister", {})]
+    m = re.match(r"\[thatch\] chat: \d+ new messages? from ([^, ]+)", text)
+    if m:
+        return [("thatch_chat_read", {}),
+                ("thatch_chat_send", {"to": m.group(1), "body": "bounce"},
+                 "bounce")]
     if "please remember" in text:
         return [("thatch_memory_remember", {"label": "deploy target",
                                             "content": HERON})]
@@ -103,10 +124,13 @@ def reply(req):
             if "Direct extraction" in text_of(msgs[i]):
                 return "[thatch-fact-extractor] extraction complete - no action needed.", None
             return "done", None
-        name, args = script[step]
+        name, args = script[step][:2]
+        # a step with a third item runs only if the last tool result has it
+        tools = [m for m in msgs[i + 1:] if m.get("role") == "tool"]
+        if len(script[step]) > 2 and script[step][2] not in text_of(tools[-1]):
+            return "done", None
         if callable(args):  # built from the tool results so far
-            args = args([text_of(m) for m in msgs[i + 1:]
-                         if m.get("role") == "tool"])
+            args = args([text_of(m) for m in tools])
         if name not in offered:
             return f"tool not offered: {name}", None
         return "", (name, args)
