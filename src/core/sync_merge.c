@@ -23,8 +23,8 @@ deleted(const struct sync_side *s)
 	return s->kind != SYNC_LIVE;
 }
 
-static bool
-same(const struct sync_side *a, const struct sync_side *b)
+bool
+sync_side_same(const struct sync_side *a, const struct sync_side *b)
 {
 	if (deleted(a) || deleted(b))
 		return deleted(a) && deleted(b);
@@ -47,7 +47,7 @@ sync_merge_one(const struct sync_item *it)
 	const struct sync_side	*b = &it->base, *l = &it->local;
 	const struct sync_side	*r = &it->remote;
 
-	if (it->held || same(l, r))
+	if (it->held || sync_side_same(l, r))
 		return SYNC_KEEP;
 	/* first sync of a memory the team has forgotten since */
 	if (b->kind == SYNC_NONE && r->kind == SYNC_TOMB) {
@@ -55,9 +55,9 @@ sync_merge_one(const struct sync_item *it)
 			return SYNC_DROP;
 		return SYNC_SEND;
 	}
-	if (same(l, b))
+	if (sync_side_same(l, b))
 		return deleted(r) ? SYNC_DROP : SYNC_TAKE;
-	if (same(r, b))
+	if (sync_side_same(r, b))
 		return deleted(l) ? SYNC_SEND_TOMB : SYNC_SEND;
 	if (deleted(l))
 		return SYNC_TAKE;

@@ -56,6 +56,9 @@ enum sync_action {
  */
 enum sync_action sync_merge_one(const struct sync_item *);
 
+/* Whether two sides hold the same thing (forgotten counts as one). */
+bool	sync_side_same(const struct sync_side *, const struct sync_side *);
+
 /* Whether an action sends to / takes from the remote (--status counts). */
 bool	sync_action_sends(enum sync_action);
 bool	sync_action_takes(enum sync_action);
