@@ -24,7 +24,8 @@
  *  5. Held memories (private, secret-looking, a slug that is no file
  *     name) are neither sent nor replaced; the remote's copy of the slug,
  *     if any, is carried over untouched. Files of the tree that are not
- *     ours are carried over too.
+ *     ours are carried over too, unless a quote, backslash or newline in
+ *     the name would need fast-import's quoting.
  */
 #include "core/sync.h"
 
@@ -43,10 +44,6 @@
 
 #define SYNC_ATTEMPTS	5	/* pushes before a race is reported */
 #define EMBED_BATCH	64	/* embeddings per write transaction */
-#define MEM_DIR		"memories/"
-#define MEM_EXT		".md"
-#define TOMB_DIR	"tombstones/"
-#define TOMB_KEY	"forgotten_at: "
 
 /* One slug through the merge. */
 struct item {
@@ -82,23 +79,6 @@ struct merge {
 };
 
 /* ---- Items ------------------------------------------------------------- */
-
-/* A slug that can be a file name of the tree: what slug_make gives
- * (letters, digits, '_', '-') plus '.', never leading. */
-static bool
-slug_is_path(const char *s)
-{
-	size_t	n = strlen(s);
-
-	if (n == 0 || n > 200 || *s == '.')
-		return false;
-	for (; *s != '\0'; s++)
-		if (!((unsigned char)*s >= 0x80 || (*s >= 'a' && *s <= 'z') ||
-		    (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		    *s == '_' || *s == '-' || *s == '.'))
-			return false;
-	return true;
-}
 
 static struct item *
 item_new(struct merge *m, const char *slug, size_t len)
@@ -180,7 +160,7 @@ held_reason(struct merge *m, const struct store_entry *e, bool *is_secret)
 	const char	*secret;
 	char		*key = e->slug;
 
-	if (!slug_is_path(e->slug))
+	if (!sync_slug_ok(e->slug))
 		return "its slug cannot be a file name";
 	if (bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
 		return "it is marked private";
@@ -217,23 +197,13 @@ tree_add(const char *path, const char *oid, void *arg)
 	struct merge	*m = arg;
 	struct item	*it;
 	struct sync_side *side;
-	size_t		 n = strlen(path), len = 0;
-	const char	*slug = NULL;
-	enum sync_kind	 kind = SYNC_NONE;
+	const char	*slug;
+	size_t		 len;
+	enum sync_kind	 kind = sync_path_parse(path, &slug, &len);
 
-	if (strncmp(path, MEM_DIR, strlen(MEM_DIR)) == 0 &&
-	    n > strlen(MEM_DIR MEM_EXT) &&
-	    strcmp(path + n - strlen(MEM_EXT), MEM_EXT) == 0) {
-		slug = path + strlen(MEM_DIR);
-		len = n - strlen(MEM_DIR MEM_EXT);
-		kind = SYNC_LIVE;
-	} else if (strncmp(path, TOMB_DIR, strlen(TOMB_DIR)) == 0) {
-		slug = path + strlen(TOMB_DIR);
-		len = n - strlen(TOMB_DIR);
-		kind = SYNC_TOMB;
-	}
-	if (slug == NULL || memchr(slug, '/', len) != NULL) {
-		if (m->reading_base)
+	if (kind == SYNC_NONE) {
+		/* carried over, unless its name could break the stream */
+		if (m->reading_base || strpbrk(path, "\"\\\n") != NULL)
 			return 0;
 		if (m->nother == m->capother)
 			m->other = xreallocarray(m->other,
@@ -303,20 +273,6 @@ items_fold(struct merge *m)
 
 /* ---- Reading the remote's changed blobs --------------------------------- */
 
-/* "forgotten_at: <time>\n": the time, or NULL for anything else. */
-static char *
-tomb_parse(const char *buf, size_t n)
-{
-	size_t	k = strlen(TOMB_KEY), t;
-
-	if (n <= k + 1 || memcmp(buf, TOMB_KEY, k) != 0 || buf[n - 1] != '\n')
-		return NULL;
-	t = n - k - 1;
-	if (t > 40 || strspn(buf + k, "0123456789-:.TZ") != t)
-		return NULL;
-	return xstrndup(buf + k, t);
-}
-
 struct wanted {
 	struct merge	*m;
 	size_t		*idx;		/* owned: items whose blob is read */
@@ -330,7 +286,7 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	struct err	 perr;
 
 	if (it->s.remote.kind == SYNC_TOMB) {
-		if ((it->rtime = tomb_parse(buf, n)) == NULL)
+		if ((it->rtime = sync_tomb_parse(buf, n)) == NULL)
 			it->rtime = xstrdup("");	/* oldest possible */
 		it->s.remote.time = it->rtime;
 		return 0;
@@ -499,7 +455,7 @@ static void
 stream_doc(struct merge *m, struct sbuf *s, const struct store_entry *e)
 {
 	struct sbuf	doc = SBUF_INIT;
-	char		*path = xasprintf(MEM_DIR "%s" MEM_EXT, e->slug);
+	char		*path = xasprintf(SYNC_MEM_DIR "%s" SYNC_MEM_EXT, e->slug);
 
 	render_doc(e, m->o->store, &doc);
 	stream_inline(s, path, &doc);
@@ -522,10 +478,10 @@ static void
 stream_remote(struct sbuf *s, const struct item *it)
 {
 	if (it->s.remote.kind == SYNC_LIVE)
-		sbuf_addf(s, "M 100644 %s " MEM_DIR "%s" MEM_EXT "\n",
+		sbuf_addf(s, "M 100644 %s " SYNC_MEM_DIR "%s" SYNC_MEM_EXT "\n",
 		    it->s.remote.oid, it->slug);
 	else if (it->s.remote.kind == SYNC_TOMB)
-		sbuf_addf(s, "M 100644 %s " TOMB_DIR "%s\n", it->s.remote.oid,
+		sbuf_addf(s, "M 100644 %s " SYNC_TOMB_DIR "%s\n", it->s.remote.oid,
 		    it->slug);
 }
 
@@ -540,8 +496,8 @@ stream_item(struct merge *m, struct sbuf *s, const struct item *it)
 		stream_doc(m, s, &it->local);
 		break;
 	case SYNC_SEND_TOMB:
-		sbuf_addf(&tomb, TOMB_KEY "%s\n", m->o->now);
-		path = xasprintf(TOMB_DIR "%s", it->slug);
+		sync_tomb_render(m->o->now, &tomb);
+		path = xasprintf(SYNC_TOMB_DIR "%s", it->slug);
 		stream_inline(s, path, &tomb);
 		free(path);
 		break;

@@ -1,8 +1,11 @@
-/* sync_merge.h — the per-memory three-way merge of `thatch sync` (sync_merge.c). */
+/* sync_merge.h — the per-memory merge of `thatch sync` and its tree format (sync_merge.c). */
 #ifndef THATCH_CORE_SYNC_MERGE_H
 #define THATCH_CORE_SYNC_MERGE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+struct sbuf;
 
 /* A git object id in hex (SHA-1) and its terminating NUL. */
 #define SYNC_OID_LEN	40
@@ -62,5 +65,30 @@ bool	sync_side_same(const struct sync_side *, const struct sync_side *);
 /* Whether an action sends to / takes from the remote (--status counts). */
 bool	sync_action_sends(enum sync_action);
 bool	sync_action_takes(enum sync_action);
+
+/* ---- The tree (docs/sync.md "What lands on the remote") --------------- */
+
+#define SYNC_MEM_DIR	"memories/"
+#define SYNC_MEM_EXT	".md"
+#define SYNC_TOMB_DIR	"tombstones/"
+
+/*
+ * What a tree path holds: SYNC_LIVE for memories/<slug>.md, SYNC_TOMB for
+ * tombstones/<slug>, with *slug (borrowed from path) and *len set; else
+ * SYNC_NONE (a file that is not ours). The slug passes sync_slug_ok.
+ */
+enum sync_kind sync_path_parse(const char *path, const char **slug,
+	    size_t *len);
+
+/* Whether slug can be a file name of the tree: what slug_make gives
+ * (letters, digits, '_', '-') and '.', not leading, at most 200 bytes. */
+bool	sync_slug_ok(const char *slug);
+
+/*
+ * A tombstone is "forgotten_at: <time>\n". parse returns the time (a new
+ * string) or NULL for bytes that are not one; render appends one.
+ */
+char	*sync_tomb_parse(const char *buf, size_t n);
+void	 sync_tomb_render(const char *time, struct sbuf *out);
 
 #endif

@@ -3,15 +3,22 @@
  * (docs/sync.md "Merging") as a table: each row is base, local and
  * remote in a small notation and the action expected.
  *
+ * Also the tree's names and tombstones (outside input) and the secret
+ * patterns that keep a memory at home.
+ *
  * A side is "-" (nothing), "~T" (a tombstone forgotten at time T) or
  * "oT" (a document with blob id o, updated at time T); one letter stands
  * for a blob id and one digit for a time.
  */
 #include "check.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/sync_merge.h"
+#include "core/sync_secret.h"
+#include "util/sbuf.h"
 
 static void
 side(const char *spec, struct sync_side *s, char *time)
@@ -154,5 +161,107 @@ test_counts(void)
 	    sync_action_sends(SYNC_WIN_REMOTE));
 }
 
+static void
+test_paths(void)
+{
+	static const struct {
+		const char	*path, *slug;
+		enum sync_kind	 kind;
+	} cases[] = {
+		{ "memories/build-flag.md", "build-flag", SYNC_LIVE },
+		{ "memories/caf\xc3\xa9_2.md", "caf\xc3\xa9_2", SYNC_LIVE },
+		{ "tombstones/old-note", "old-note", SYNC_TOMB },
+		{ "memories/.md", NULL, SYNC_NONE },
+		{ "memories/x", NULL, SYNC_NONE },
+		{ "memories/a/b.md", NULL, SYNC_NONE },
+		{ "memories/../x.md", NULL, SYNC_NONE },
+		{ "tombstones/.hidden", NULL, SYNC_NONE },
+		{ "tombstones/", NULL, SYNC_NONE },
+		{ "memories/a b.md", NULL, SYNC_NONE },
+		{ "memories/a\nM 100644 inline x.md", NULL, SYNC_NONE },
+		{ "README.md", NULL, SYNC_NONE },
+	};
+	const char	*slug;
+	size_t		 len, i;
+	char		 got[256];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum sync_kind k = sync_path_parse(cases[i].path, &slug, &len);
+
+		if (k != cases[i].kind) {
+			CHECK_FAIL("%s: kind %d, want %d", cases[i].path,
+			    (int)k, (int)cases[i].kind);
+			continue;
+		}
+		if (k == SYNC_NONE)
+			continue;
+		snprintf(got, sizeof(got), "%.*s", (int)len, slug);
+		CHECK_STR(got, cases[i].slug);
+	}
+}
+
+static void
+test_tombstones(void)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	char		*t;
+
+	sync_tomb_render("2026-01-02T03:04:05.678Z", &sb);
+	CHECK_STR(sb.buf, "forgotten_at: 2026-01-02T03:04:05.678Z\n");
+	t = sync_tomb_parse(sb.buf, sb.len);
+	CHECK_STR(t, "2026-01-02T03:04:05.678Z");
+	free(t);
+	CHECK(sync_tomb_parse("forgotten_at: 2026\n", 19) != NULL);
+	free(sync_tomb_parse("forgotten_at: 2026\n", 19));
+	CHECK(sync_tomb_parse("forgotten_at: 2026", 18) == NULL);
+	CHECK(sync_tomb_parse("forgotten_at: x\n", 16) == NULL);
+	CHECK(sync_tomb_parse("forgotten_at: \n", 15) == NULL);
+	CHECK(sync_tomb_parse("label: x\n", 9) == NULL);
+	CHECK(sync_tomb_parse("", 0) == NULL);
+	sbuf_release(&sb);
+}
+
+/* docs/sync.md "Secrets": each pattern, and text that must pass. */
+static void
+test_secrets(void)
+{
+	static const struct {
+		const char	*text, *want;
+	} cases[] = {
+		{ "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn", "a private key" },
+		{ "-----BEGIN RSA PRIVATE KEY-----", "a private key" },
+		{ "-----BEGIN PRIVATE KEY-----", "a private key" },
+		{ "key AKIAABCDEFGHIJKLMNOP for s3", "an AWS access key" },
+		{ "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		  "an AWS secret key" },
+		{ "AIzaSyA1234567890abcdefghijklmnopqrstuv", "a Google Cloud key" },
+		{ "{\"type\": \"service_account\", \"private_key_id\": \"1\"}",
+		  "a Google service account" },
+		{ "ghp_0123456789abcdefghijklmnopqrstuvwxyz", "a GitHub token" },
+		{ "github_pat_11ABCDEFG0123456789_abcdefghij", "a GitHub token" },
+		{ "glpat-abcdefghij0123456789", "a GitLab token" },
+		{ "xoxb-123456789012-abcdefghij", "a Slack token" },
+		{ "https://hooks.slack.com/services/T000/B000/XXXX",
+		  "a Slack webhook" },
+		{ "sk_live_abcdefghijklmnopqrstuvwx", "a Stripe key" },
+		{ "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+		  "an OpenAI or Anthropic key" },
+		{ "make needs -j2; see AKIA docs", NULL },
+		{ "the PRIVATE KEY lives in vault, path secret/x", NULL },
+		{ "ghp_ is the prefix of GitHub tokens", NULL },
+		{ "use sk-learn for the model", NULL },
+	};
+	struct sync_secrets	*s = sync_secrets_new();
+	size_t			 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(sync_secrets_find(s, cases[i].text) ?
+		    sync_secrets_find(s, cases[i].text) : "(none)",
+		    cases[i].want ? cases[i].want : "(none)");
+	sync_secrets_free(s);
+	sync_secrets_free(NULL);
+}
+
 CHECK_MAIN(TEST(test_rules), TEST(test_symmetric), TEST(test_held),
-    TEST(test_counts))
+    TEST(test_counts), TEST(test_paths), TEST(test_tombstones),
+    TEST(test_secrets))
