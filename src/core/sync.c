@@ -23,9 +23,8 @@
  *     local, and the same memory renders to the same blob everywhere.
  *  5. Held memories (private, secret-looking, a slug that is no file
  *     name) are neither sent nor replaced; the remote's copy of the slug,
- *     if any, is carried over untouched. Files of the tree that are not
- *     ours are carried over too, unless a quote, backslash or newline in
- *     the name would need fast-import's quoting.
+ *     if any, is carried over untouched, as are files of the tree that
+ *     are not ours: a new commit changes only what the merge changed.
  */
 #include "core/sync.h"
 
@@ -57,24 +56,19 @@ struct item {
 	enum sync_action	 act;
 };
 
-/* A file of a tree that is not ours, carried over (invariant 5). */
-struct other {
-	char	*path;				/* owned */
-	char	 oid[SYNC_OID_LEN + 1];
-};
+/* Which sides tree_add fills: the base and the remote are often one. */
+enum reading { READ_BASE, READ_REMOTE, READ_BOTH };
 
 struct merge {
 	const struct sync_opts	*o;
 	struct sync_git		 git;
 	struct item		*v;		/* owned */
 	size_t			 n, cap;
-	struct other		*other;		/* owned */
-	size_t			 nother, capother;
 	char			**priv;		/* owned, sorted slugs */
 	size_t			 npriv;
 	struct sync_secrets	*secrets;	/* owned */
 	struct sync_report	*rep;
-	bool			 reading_base;	/* tree_add's side */
+	enum reading		 reading;	/* tree_add's sides */
 	bool			 ready;		/* tables set up, privates read */
 };
 
@@ -108,11 +102,6 @@ items_release(struct merge *m)
 	free(m->v);
 	m->v = NULL;
 	m->n = m->cap = 0;
-	for (i = 0; i < m->nother; i++)
-		free(m->other[i].path);
-	free(m->other);
-	m->other = NULL;
-	m->nother = m->capother = 0;
 }
 
 /*
@@ -189,34 +178,27 @@ add_local(const struct store_entry *e, void *arg)
 	return 0;
 }
 
-/* A tree's file: ours goes to an item's base or remote side, the rest
- * (remote tree only) is carried over. */
+/* A tree's file: ours goes to an item's base or remote side. */
 static int
 tree_add(const char *path, const char *oid, void *arg)
 {
 	struct merge	*m = arg;
 	struct item	*it;
-	struct sync_side *side;
+	struct sync_side side;
 	const char	*slug;
 	size_t		 len;
 	enum sync_kind	 kind = sync_path_parse(path, &slug, &len);
 
-	if (kind == SYNC_NONE) {
-		/* carried over, unless its name could break the stream */
-		if (m->reading_base || strpbrk(path, "\"\\\n") != NULL)
-			return 0;
-		if (m->nother == m->capother)
-			m->other = xreallocarray(m->other,
-			    m->capother = m->capother * 2 + 8,
-			    sizeof(*m->other));
-		m->other[m->nother].path = xstrdup(path);
-		memcpy(m->other[m->nother++].oid, oid, SYNC_OID_LEN + 1);
-		return 0;
-	}
+	if (kind == SYNC_NONE)
+		return 0;	/* not ours: the new commit keeps it */
 	it = item_new(m, slug, len);
-	side = m->reading_base ? &it->s.base : &it->s.remote;
-	side->kind = kind;
-	memcpy(side->oid, oid, SYNC_OID_LEN + 1);
+	side.kind = kind;
+	memcpy(side.oid, oid, SYNC_OID_LEN + 1);
+	side.time = NULL;
+	if (m->reading != READ_REMOTE)
+		it->s.base = side;
+	if (m->reading != READ_BASE)
+		it->s.remote = side;
 	return 0;
 }
 
@@ -473,18 +455,20 @@ stream_copy(struct merge *m, struct sbuf *s, const struct store_entry *e)
 	store_entry_release(&c);
 }
 
-/* The remote's file for the slug, as it is. */
 static void
-stream_remote(struct sbuf *s, const struct item *it)
+stream_delete(struct sbuf *s, enum sync_kind kind, const char *slug)
 {
-	if (it->s.remote.kind == SYNC_LIVE)
-		sbuf_addf(s, "M 100644 %s " SYNC_MEM_DIR "%s" SYNC_MEM_EXT "\n",
-		    it->s.remote.oid, it->slug);
-	else if (it->s.remote.kind == SYNC_TOMB)
-		sbuf_addf(s, "M 100644 %s " SYNC_TOMB_DIR "%s\n", it->s.remote.oid,
-		    it->slug);
+	if (kind == SYNC_LIVE)
+		sbuf_addf(s, "D " SYNC_MEM_DIR "%s" SYNC_MEM_EXT "\n", slug);
+	else
+		sbuf_addf(s, "D " SYNC_TOMB_DIR "%s\n", slug);
 }
 
+/*
+ * The new commit is the remote's tree (`from`) with only what the merge
+ * changes in it: fast-import looks a path up linearly in its directory,
+ * so a whole tree of 10,000 files would cost seconds, a change does not.
+ */
 static void
 stream_item(struct merge *m, struct sbuf *s, const struct item *it)
 {
@@ -493,24 +477,26 @@ stream_item(struct merge *m, struct sbuf *s, const struct item *it)
 
 	switch (it->act) {
 	case SYNC_SEND:
+	case SYNC_WIN_LOCAL:
 		stream_doc(m, s, &it->local);
+		if (it->s.remote.kind == SYNC_TOMB)
+			stream_delete(s, SYNC_TOMB, it->slug);
+		if (it->act == SYNC_WIN_LOCAL)
+			stream_copy(m, s, &it->remote);
 		break;
 	case SYNC_SEND_TOMB:
 		sync_tomb_render(m->o->now, &tomb);
 		path = xasprintf(SYNC_TOMB_DIR "%s", it->slug);
 		stream_inline(s, path, &tomb);
 		free(path);
-		break;
-	case SYNC_WIN_LOCAL:
-		stream_doc(m, s, &it->local);
-		stream_copy(m, s, &it->remote);
+		if (it->s.remote.kind == SYNC_LIVE)
+			stream_delete(s, SYNC_LIVE, it->slug);
 		break;
 	case SYNC_WIN_REMOTE:
-		stream_remote(s, it);
 		stream_copy(m, s, &it->local);
 		break;
 	default:
-		stream_remote(s, it);
+		break;		/* the remote's file stays */
 	}
 	sbuf_release(&tomb);
 }
@@ -532,10 +518,6 @@ commit(struct merge *m, const char *parent, char oid[SYNC_OID_LEN + 1],
 	    msg.len, msg.buf);
 	if (*parent != '\0')
 		sbuf_addf(&s, "from %s\n", parent);
-	sbuf_adds(&s, "deleteall\n");
-	for (i = 0; i < m->nother; i++)
-		sbuf_addf(&s, "M 100644 %s %s\n", m->other[i].oid,
-		    m->other[i].path);
 	for (i = 0; i < m->n; i++)
 		stream_item(m, &s, &m->v[i]);
 	sbuf_adds(&s, "\nget-mark :1\ndone\n");
@@ -557,13 +539,17 @@ load(struct store *st, struct merge *m, const char *remote_head,
 	if (store_walk(st, m->o->store, false, add_local, m, err) != 0 ||
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
-	/* a base this clone lacks (another checkout, gc) is no base */
-	if (*base != '\0' && sync_git_has_commit(&m->git, base)) {
-		m->reading_base = true;
+	/* a base this clone lacks (another checkout, gc) is no base; a
+	 * base that is the remote's head (nobody pushed since) is read once */
+	if (*base != '\0' && strcmp(base, remote_head) == 0)
+		m->reading = READ_BOTH;
+	else if (*base != '\0' && sync_git_has_commit(&m->git, base)) {
+		m->reading = READ_BASE;
 		if (sync_git_tree(&m->git, base, tree_add, m, err) != 0)
 			return -1;
-	}
-	m->reading_base = false;
+		m->reading = READ_REMOTE;
+	} else
+		m->reading = READ_REMOTE;
 	if (*remote_head != '\0' &&
 	    sync_git_tree(&m->git, remote_head, tree_add, m, err) != 0)
 		return -1;
