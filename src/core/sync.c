@@ -513,8 +513,8 @@ commit(struct merge *m, const char *parent, char oid[SYNC_OID_LEN + 1],
 	sbuf_addf(&msg, "thatch sync: %zu sent, %zu received\n",
 	    m->rep->sent, m->rep->received);
 	sbuf_addf(&s, "commit refs/thatch-local/%s\nmark :1\n"
-	    "committer %s\ndata %zu\n%s", m->o->store,
-	    ident != NULL ? ident : "thatch <thatch@localhost> 0 +0000",
+	    "committer %s now\ndata %zu\n%s", m->o->store,
+	    ident != NULL ? ident : "thatch <thatch@localhost>",
 	    msg.len, msg.buf);
 	if (*parent != '\0')
 		sbuf_addf(&s, "from %s\n", parent);

@@ -268,7 +268,7 @@ sync_git_import(const struct sync_git *g, const struct sbuf *stream,
 
 	/* get-mark answers on stdout (the default --cat-blob-fd) */
 	if (GIT(g, GIT_LOCAL_MS, stream, &out, NULL, err, "fast-import",
-	    "--quiet", "--force", "--done") != 0)
+	    "--quiet", "--force", "--done", "--date-format=now") != 0)
 		goto out;
 	if (take_oid(out.buf, oid) != 0) {
 		err_set(err, "git fast-import: no commit id in its answer");
@@ -283,18 +283,16 @@ out:
 char *
 sync_git_ident(const struct sync_git *g)
 {
-	struct sbuf	out = SBUF_INIT;
-	int		st = 1;
-	char		*s;
+	struct sbuf	 out = SBUF_INIT;
+	char		*gt, *s = NULL;
+	int		 st = 1;
 
+	/* "Name <mail> <time> <tz>": the time is fast-import's "now" */
 	if (GIT(g, GIT_LOCAL_MS, NULL, &out, &st, NULL, "var",
-	    "GIT_COMMITTER_IDENT") != 0 || st != 0 ||
-	    out.buf == NULL || strchr(out.buf, '<') == NULL) {
-		sbuf_release(&out);
-		return NULL;
-	}
-	sbuf_rtrim(&out);
-	s = sbuf_detach(&out, NULL);
+	    "GIT_COMMITTER_IDENT") == 0 && st == 0 && out.buf != NULL &&
+	    (gt = strrchr(out.buf, '>')) != NULL)
+		s = xstrndup(out.buf, (size_t)(gt + 1 - out.buf));
+	sbuf_release(&out);
 	return s;
 }
 

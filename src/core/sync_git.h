@@ -55,14 +55,15 @@ int	sync_git_blobs(const struct sync_git *, const char *const *oids,
 
 /*
  * Run fast-import over stream (which names its commit's ref itself, with
- * `commit <ref>` and mark :1 on the commit) and return the commit's oid.
+ * `commit <ref>` and mark :1 on the commit; dates are "now") and return
+ * the commit's oid.
  * Objects the stream gives inline are written to the repository.
  */
 int	sync_git_import(const struct sync_git *, const struct sbuf *stream,
 	    char oid[SYNC_OID_LEN + 1], struct err *);
 
-/* The user's committer identity line ("Name <mail> <time> <tz>") for a
- * commit made now, or a fallback when git has none. New string. */
+/* The user's committer identity, "Name <mail>" (git var), or NULL when
+ * git has none. New string. */
 char	*sync_git_ident(const struct sync_git *);
 
 /*
