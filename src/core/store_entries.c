@@ -373,21 +373,18 @@ out:
 	return rc;
 }
 
-int
-store_list(struct store *st, const char *store,
+/* Call fn for each row sql (one parameter: the store) selects, in
+ * STORE_ENTRY_COLS order; what names the failure. */
+static int
+walk_entries(struct store *st, const char *sql, const char *store,
     int (*fn)(const struct store_entry *, void *), void *arg,
-    struct err *err)
+    const char *what, struct err *err)
 {
 	sqlite3_stmt		*stmt = NULL;
 	struct store_entry	 e;
 	int			 step = SQLITE_DONE, stop = 0;
 
-	/* content stays on disk: a list shows none, and sorting 10,000
-	 * rows with their contents costs more than the rest of `list` */
-	if (store_prepare(st, &stmt, "SELECT slug, store, label, NULL, model, "
-	    "branch, confidence, archived, created_at, updated_at, "
-	    "recall_count, last_recalled_at FROM entries WHERE store = ? "
-	    "ORDER BY label", err) != 0)
+	if (store_prepare(st, &stmt, sql, err) != 0)
 		return -1;
 	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
 	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -397,8 +394,21 @@ store_list(struct store *st, const char *store,
 	}
 	sqlite3_finalize(stmt);
 	if (!stop && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot list memories");
+		return store_fail(st, err, what);
 	return 0;
+}
+
+int
+store_list(struct store *st, const char *store,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	/* content stays on disk: a list shows none, and sorting 10,000
+	 * rows with their contents costs more than the rest of `list` */
+	return walk_entries(st, "SELECT slug, store, label, NULL, model, "
+	    "branch, confidence, archived, created_at, updated_at, "
+	    "recall_count, last_recalled_at FROM entries WHERE store = ? "
+	    "ORDER BY label", store, fn, arg, "cannot list memories", err);
 }
 
 /* Run a one-integer query with text parameters; *n gets the result. */
@@ -594,26 +604,11 @@ store_walk(struct store *st, const char *store, bool unembedded,
     int (*fn)(const struct store_entry *, void *), void *arg,
     struct err *err)
 {
-	sqlite3_stmt		*stmt = NULL;
-	struct store_entry	 e;
-	int			 step = SQLITE_DONE, stop = 0;
-
-	if (store_prepare(st, &stmt, unembedded ?
+	return walk_entries(st, unembedded ?
 	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
 	    "AND embedding IS NULL ORDER BY slug" :
 	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
-	    "ORDER BY slug", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		store_entry_read(stmt, 0, &e);
-		stop = fn(&e, arg);
-		store_entry_release(&e);
-	}
-	sqlite3_finalize(stmt);
-	if (!stop && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read memories");
-	return 0;
+	    "ORDER BY slug", store, fn, arg, "cannot read memories", err);
 }
 
 int
