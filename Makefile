@@ -12,13 +12,14 @@
 #                           each for FUZZ_TIME seconds (docs/testing.md)
 #   make bench              benchmarks (bench/README.md)
 #   make install            PREFIX=/usr/local DESTDIR=
+#   make uninstall          the same files out again (same variables)
 #
 # Sources are listed one per line, by layer; everything but main.c goes into
 # libthatch.a, which the binary and the unit tests link.
 
 VERSION  = 0.2.0
 PREFIX  ?= /usr/local
-BINDIR   = $(PREFIX)/bin
+BINDIR  ?= $(PREFIX)/bin
 
 PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
 
@@ -172,6 +173,12 @@ install: $(BIN)
 	install -m 0644 share/opencode/thatch.js \
 	    $(DESTDIR)$(PREFIX)/share/thatch/thatch.js
 
+# Exactly what install put there; the share folder goes only when that
+# leaves it empty. (Per-project files are `thatch setup --remove`'s.)
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/thatch $(DESTDIR)$(PREFIX)/share/thatch/thatch.js
+	rmdir $(DESTDIR)$(PREFIX)/share/thatch 2>/dev/null || true
+
 deps:
 	scripts/install-deps
 
@@ -188,7 +195,7 @@ $(O)/src/text/skills.o: $(O)/gen/skills.inc
 $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
 # Everything after this point is bookkeeping.
-.PHONY: all units check test valgrind lint bench install deps clean \
+.PHONY: all units check test valgrind lint bench install uninstall deps clean \
 	fuzz fuzzers fuzz-bin
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

@@ -18,6 +18,9 @@ import path from "node:path"
 const EVENTS = new Set([
   "session.created", "session.status", "session.idle", "session.error",
   "session.deleted", "session.compacted",
+  // alerts (engines-and-extras B3): a request waits for the user
+  "permission.asked", "permission.replied", "question.asked",
+  "question.replied", "question.rejected",
 ])
 
 // A failure on the plugin's side: stderr, and the core's debug log when
@@ -80,6 +83,8 @@ class Core {
       this.buf = this.buf.slice(nl + 1)
       let res
       try { res = JSON.parse(line) } catch { continue }
+      // no id: the core's own news (a watcher's event for an idle session)
+      if (res.id === undefined) { if (this.onPush) this.onPush(res.actions || []); continue }
       const w = this.waiting.get(res.id)
       if (!w) continue
       this.waiting.delete(res.id)
@@ -87,7 +92,17 @@ class Core {
     }
   }
 
+  // dispose (a plugin reload, opencode's exit): end the core's input, so it
+  // stops its watchers, sends its last alerts, closes the database and exits
+  stop() {
+    this.stopped = true
+    const proc = this.proc
+    this.proc = null
+    if (proc) proc.stdin.end()
+  }
+
   ask(req) {
+    if (this.stopped) return Promise.reject(new Error("disposed"))
     if (!this.proc) this.start()
     const id = this.next++
     return new Promise((resolve, reject) => {
@@ -111,6 +126,7 @@ async function server(input, options) {
   const client = input.client
   const core = new Core(program(options), input.directory)
   logTo = core
+  core.onPush = (actions) => apply(actions, {})
 
   async function call(op, req, out) {
     let res
@@ -183,6 +199,18 @@ async function server(input, options) {
       case "delete":
         await client.session.delete({ path: { id: a.session } })
         break
+      // a green-lit wrap-up (engines-and-extras B8); never awaited: a
+      // compaction is a whole model turn
+      case "compact":
+        client.session.summarize({ path: { id: a.session }, body: {
+          providerID: a.providerID, modelID: a.modelID } })
+          .then((r) => { if (r && r.error) warn("compact", JSON.stringify(r.error)) },
+            (err) => warn("compact", err))
+        break
+      case "exit":
+        client.tui.publish({ body: { type: "tui.command.execute",
+          properties: { command: "app.exit" } } }).catch((err) => warn("exit", err))
+        break
       default:
         warn("unknown action", a.do)
     }
@@ -223,8 +251,11 @@ async function server(input, options) {
         args: inp.args, output: out }, out),
     "experimental.session.compacting": (inp, out) =>
       call("compacting", { sessionID: inp.sessionID }, out),
+    "command.execute.before": (inp, out) =>
+      call("command", { command: inp.command, sessionID: inp.sessionID }, out),
     "experimental.compaction.autocontinue": (inp, out) =>
       call("autocontinue", { sessionID: inp.sessionID }, out),
+    dispose: () => core.stop(),
     event: ({ event }) => EVENTS.has(event.type) ?
       call("event", { event: { type: event.type, properties: event.properties } }, {}) :
       undefined,

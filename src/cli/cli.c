@@ -7,7 +7,9 @@
  */
 #include "cli/cli.h"
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,8 @@
 #include "core/repo_cache.h"
 #include "core/slug.h"
 #include "core/store.h"
+#include "tools/tool.h"
+#include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -172,6 +176,97 @@ cli_hashed_label(struct cli_ctx *ctx, const char *label, const char *slug,
 	err_set(&ctx->err, "label \"%s\" has no letter or digit, so it names "
 	    "memory \"%s\", and store \"%s\" has none", label, slug, store);
 	return 1;
+}
+
+int
+cli_tool(struct cli_ctx *ctx, const char *name, const json_t *args,
+    struct sbuf *out)
+{
+	const struct tool	*t = tool_find(name);
+	struct tool_ctx		 tools;
+	struct sbuf		 text = SBUF_INIT;
+	int			 rc = 0;
+
+	assert(t != NULL);
+	if (tool_validate(t, args, &text) != 0) {
+		err_set(&ctx->err, "%s", text.buf ? text.buf : "");
+		sbuf_release(&text);
+		return CMD_USAGE;
+	}
+	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
+	tools.clock = ctx->clock;
+	tools.refused = false;	/* tool.h: the reader clears it */
+	if (t->run(&tools, args, &text, &ctx->err) != 0)
+		rc = CMD_FAILED;
+	else if (tools.refused) {
+		err_set(&ctx->err, "%s", text.buf ? text.buf : "");
+		rc = CMD_FAILED;
+	} else
+		sbuf_add(out, text.buf, text.len);
+	tool_ctx_release(&tools);
+	sbuf_release(&text);
+	return rc;
+}
+
+const char *
+cli_memory_body(const char *content)
+{
+	const char	*nl;
+
+	if (content == NULL || strncmp(content, "# ", 2) != 0)
+		return content != NULL ? content : "";
+	nl = strchr(content + 2, '\n');
+	if (nl == NULL || nl == content + 2 || nl[1] != '\n')
+		return content;
+	return nl + 2;
+}
+
+int
+cli_read_text(struct cli_ctx *ctx, int fd, const char *what, struct sbuf *sb)
+{
+	struct err	e = { "" };
+
+	sbuf_reset(sb);
+	if (fileio_read_fd(fd, sb, &e) != 0)
+		return err_set(&ctx->err, "cannot read %s: %s", what, e.msg);
+	while (sb->len > 0 && sb->buf[sb->len - 1] == '\n')
+		sbuf_setlen(sb, sb->len - 1);
+	return 0;
+}
+
+json_t *
+cli_json_arg(struct cli_ctx *ctx, const char *what, const char *s, size_t n)
+{
+	json_t	*j = json_stringn(s != NULL ? s : "", n);
+
+	if (j == NULL)
+		err_set(&ctx->err, "%s is not valid UTF-8", what);
+	return j;
+}
+
+int
+cli_json_set(struct cli_ctx *ctx, json_t *obj, const char *key,
+    const char *v)
+{
+	json_t	*j;
+
+	if (v == NULL)
+		return 0;
+	if ((j = cli_json_arg(ctx, key, v, strlen(v))) == NULL)
+		return -1;
+	json_object_set_new(obj, key, j);
+	return 0;
+}
+
+void
+cli_print_text(const struct sbuf *text)
+{
+	struct sbuf	sb = SBUF_INIT;
+
+	utf8_escape(&sb, text->len > 0 ? text->buf : "", UTF8_ESC_TEXT);
+	sbuf_addc(&sb, '\n');
+	fputs(sb.buf, stdout);
+	sbuf_release(&sb);
 }
 
 /* JSON strings must be UTF-8: bytes that are not are shown as \xHH. */

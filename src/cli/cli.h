@@ -77,6 +77,49 @@ const char *cli_default_store(struct cli_ctx *);
 int	cli_hashed_label(struct cli_ctx *, const char *label, const char *slug,
 	    const char *store);
 
+struct sbuf;
+
+/*
+ * Call the tool `name` the way the MCP server does — tool_validate, then
+ * its handler — on ctx's store with the project store as the default, so
+ * that the CLI and the agent can never disagree (issue 15). args is
+ * borrowed (NULL for {}). Returns 0 with the tool's text appended to out;
+ * CMD_USAGE with ctx->err naming the invalid arguments; CMD_FAILED with
+ * ctx->err holding the tool's refusal text (nothing was done) or its
+ * failure.
+ */
+int	cli_tool(struct cli_ctx *, const char *name, const json_t *args,
+	    struct sbuf *out);
+
+/* A memory's stored content without its "# <label>\n\n" heading
+ * (hosts-hooks-cli §1.3): what show prints and edit edits. Borrowed. */
+const char *cli_memory_body(const char *content);
+
+/*
+ * Read all of fd into sb (replacing what it held) without its trailing
+ * newlines, as `git commit -F` does: what an editor or `echo` adds is not
+ * content. Returns 0, or -1 with ctx->err set.
+ */
+int	cli_read_text(struct cli_ctx *, int fd, const char *what,
+	    struct sbuf *sb);
+
+/*
+ * A JSON string of the n bytes at s for a tool argument, or NULL with
+ * ctx->err saying that `what` is not UTF-8 (a NUL is left to the tool's
+ * validation to refuse).
+ */
+json_t	*cli_json_arg(struct cli_ctx *, const char *what, const char *s,
+	    size_t n);
+
+/* obj[key] = v as cli_json_arg makes it; nothing when v is NULL.
+ * Returns 0, or -1 with ctx->err set. */
+int	cli_json_set(struct cli_ctx *, json_t *obj, const char *key,
+	    const char *v);
+
+/* Print a tool's text on stdout with a newline, control characters but
+ * newlines and tabs escaped. */
+void	cli_print_text(const struct sbuf *);
+
 /*
  * --json output (README "Scripting"): one memory as an object — store,
  * slug, label, branch, confidence (null when unset), archived, created_at,

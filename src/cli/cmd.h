@@ -81,6 +81,8 @@ extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_show_entry;
 extern const struct cmd_entry cmd_forget_entry;
 extern const struct cmd_entry cmd_search_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_mcp_entry;
 extern const struct cmd_entry cmd_opencode_entry;
 extern const struct cmd_entry cmd_reminder_entry;
@@ -91,9 +93,15 @@ extern const struct cmd_entry cmd_buffer_tool_entry;
 extern const struct cmd_entry cmd_flush_tools_entry;
 extern const struct cmd_entry cmd_flush_predictions_entry;
 extern const struct cmd_entry cmd_setup_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_embed_entry;
 extern const struct cmd_entry cmd_model_entry;
+extern const struct cmd_entry cmd_remember_entry;
+extern const struct cmd_entry cmd_edit_entry;
+extern const struct cmd_entry cmd_mv_entry;
+extern const struct cmd_entry cmd_queue_entry;
+extern const struct cmd_entry cmd_session_entry;
 extern const struct cmd_entry cmd_sync_entry;
 
 /* The table itself and the usage text built from it (main.c). */

@@ -2,7 +2,9 @@
  * cmd_hygiene.c — `thatch hygiene`: the hygiene report of the project
  * store (hosts-hooks-cli §1.3, §7.2), or exactly `Store is healthy.`
  * [deviation] a failure prints `[thatch hygiene] failed: …` and exits 1
- * where the original crashed.
+ * where the original crashed. --list (issue 15) adds the memories behind
+ * each signal, from core's hygiene_list, which the store_hygiene tool
+ * prints too.
  */
 #include "cli/cmd.h"
 
@@ -32,9 +34,62 @@ is_live(const char *branch, char **live, size_t nlive)
  * "duplicate_pairs", "stale", "stale_before", "deleted_branches":
  * [{"branch", "memories"}] (null when the worktree's branches are unknown)}.
  */
+static json_t *
+str_or_null(const char *s)
+{
+	return s != NULL ? cli_json_str(s) : json_null();
+}
+
+static json_t *
+memories_json(const struct hygiene_memories *ms, bool branch)
+{
+	json_t	*arr = json_array(), *o;
+	size_t	 i;
+
+	for (i = 0; i < ms->n; i++) {
+		o = json_object();
+		json_object_set_new(o, "label", cli_json_str(ms->v[i].label));
+		if (branch)
+			json_object_set_new(o, "branch",
+			    str_or_null(ms->v[i].branch));
+		else {
+			json_object_set_new(o, "updated_at",
+			    str_or_null(ms->v[i].updated_at));
+			json_object_set_new(o, "last_recalled_at",
+			    str_or_null(ms->v[i].last_recalled_at));
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+/* --list --json: "duplicates": [{"label_a", "label_b", "similarity"}],
+ * "stale_memories": [{"label", "updated_at", "last_recalled_at"}],
+ * "orphaned_memories": [{"label", "branch"}]. */
+static void
+add_list_json(json_t *doc, const struct hygiene_list *l)
+{
+	const struct dedup_pair	*p;
+	json_t			*dups = json_array();
+	size_t			 i;
+
+	for (i = 0; i < l->dups.npairs; i++) {
+		p = &l->dups.pairs[i];
+		json_array_append_new(dups, json_pack("{s:o, s:o, s:f}",
+		    "label_a", cli_json_str(l->dups.m.labels[p->a]),
+		    "label_b", cli_json_str(l->dups.m.labels[p->b]),
+		    "similarity", p->score));
+	}
+	json_object_set_new(doc, "duplicates", dups);
+	json_object_set_new(doc, "stale_memories",
+	    memories_json(&l->stale, false));
+	json_object_set_new(doc, "orphaned_memories",
+	    memories_json(&l->orphaned, true));
+}
+
 static void
 print_json(const char *repo, const struct hygiene_facts *f, char **live,
-    size_t nlive, const struct sbuf *line)
+    size_t nlive, const struct sbuf *line, const struct hygiene_list *l)
 {
 	json_t	*doc = json_object(), *b, *arr;
 	size_t	 i;
@@ -59,6 +114,8 @@ print_json(const char *repo, const struct hygiene_facts *f, char **live,
 		json_array_append_new(arr, b);
 	}
 	json_object_set_new(doc, "deleted_branches", arr);
+	if (l != NULL)
+		add_list_json(doc, l);
 	cli_print_json(doc);
 }
 
@@ -66,27 +123,40 @@ static int
 cmd_hygiene_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct repo_cache_sql	 cache;
-	struct hygiene_facts	 f;
+	struct hygiene_list	 l;
 	struct sbuf		 out = SBUF_INIT;
 	const char		*repo = cli_default_store(ctx);
 	char			**live;
 	size_t			 nlive;
+	bool			 list = cli_flag(ctx, "--list");
 	int			 rc;
 
 	(void)argc;
 	(void)argv;
 	repo_cache_init(&cache, ctx->store, &ctx->clock);
 	repo_branches(ctx->paths.project_dir, &cache.cache, &live, &nlive);
-	rc = hygiene_scan(ctx->store, repo, clock_now(&ctx->clock), true, &f,
-	    &ctx->err);
+	/* without --list only the counts: a store of near-identical
+	 * memories has n²/2 pairs */
+	memset(&l, 0, sizeof(l));
+	rc = list ? hygiene_list(ctx->store, repo, (const char *const *)live,
+	    nlive, clock_now(&ctx->clock), &l, &ctx->err) :
+	    hygiene_scan(ctx->store, repo, clock_now(&ctx->clock), true,
+	    &l.facts, &ctx->err);
 	if (rc == 0) {
-		hygiene_format(&f, repo, (const char *const *)live, nlive,
-		    &out);
+		hygiene_format(&l.facts, repo, (const char *const *)live,
+		    nlive, &out);
 		if (cli_flag(ctx, "--json"))
-			print_json(repo, &f, live, nlive, &out);
-		else
-			puts(out.len > 0 ? out.buf : "Store is healthy.");
-		hygiene_facts_release(&f);
+			print_json(repo, &l.facts, live, nlive, &out,
+			    list ? &l : NULL);
+		else if (out.len == 0)
+			puts("Store is healthy.");
+		else {
+			sbuf_adds(&out, list ? "\n\n" : "\n");
+			if (list)
+				hygiene_list_format(&l, &out);
+			fputs(out.buf, stdout);
+		}
+		hygiene_list_release(&l);
 	}
 	sbuf_release(&out);
 	repo_branches_free(live, nlive);
@@ -94,8 +164,11 @@ cmd_hygiene_exec(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 static const struct cmd_opt hygiene_opts[] = {
+	{ "--list", NULL, "name the memories behind each signal: duplicate "
+	    "pairs with their similarity, stale memories with their last "
+	    "update and recall, memories of deleted branches with the branch" },
 	{ "--json", NULL, "print one JSON object: the report and the counts "
-	    "behind it" },
+	    "behind it (with --list, the memories too)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -105,7 +178,7 @@ const struct cmd_entry cmd_hygiene_entry = {
 	.max_args = 0,
 	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
 	.opts = hygiene_opts,
-	.example = "thatch hygiene",
+	.example = "thatch hygiene --list",
 	.summary = "report duplicate, stale and orphaned memories",
 	.flags = CMD_STORE,
 	.exec = cmd_hygiene_exec,

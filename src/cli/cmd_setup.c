@@ -1,11 +1,20 @@
 /*
- * cmd_setup.c — `thatch setup --claude [--cursor] [--opencode] [--global]`:
- * install the MCP server entry, instruction block, hooks and skills for
- * Claude Code and/or Cursor (hosts-hooks-cli §1.3, §3), and the plugin
- * entry and skills for opencode (docs/opencode.md), then say what was
- * written. Claude Code first, opencode last. Re-running replaces only
- * thatch's own parts. A damaged instruction block is reported on stderr
- * and left alone; the rest of the install still happens.
+ * cmd_setup.c — `thatch setup [--remove] --claude [--cursor] [--opencode]
+ * [--global]`: install the MCP server entry, instruction block, hooks and
+ * skills for Claude Code and/or Cursor (hosts-hooks-cli §1.3, §3), and the
+ * plugin entry and skills for opencode (docs/opencode.md), then say what
+ * was written; with --remove take exactly that out again and say what
+ * became of each file. Claude Code first, opencode last. Re-running
+ * replaces only thatch's own parts. A damaged instruction block is
+ * reported on stderr and left alone; the rest still happens.
+ *
+ * Project scope from a subdirectory of a git work tree goes to the top of
+ * the tree (setup_project_top), where Claude Code finds .mcp.json and
+ * CLAUDE.md from any folder below, Cursor opens the workspace and opencode
+ * finds opencode.json (host-contracts §1.1, §2.1, §3.1); the summary says
+ * so, and that Claude Code's .claude/settings.json is read only in the
+ * folder it starts in. A CLAUDE_PROJECT_DIR/CURSOR_PROJECT_DIR names the
+ * folder exactly and is kept.
  */
 #include "cli/cmd.h"
 
@@ -19,6 +28,7 @@
 #include "host/cursor.h"
 #include "host/opencode_setup.h"
 #include "host/setup.h"
+#include "host/setup_undo.h"
 
 /* "  <label>" padded so that every value starts at column 17 (§1.3). */
 static void
@@ -77,69 +87,192 @@ report_opencode(const struct setup_opts *o, const struct opencode_report *r)
 	puts("Restart opencode to load thatch.");
 }
 
+/* What --remove did to one file (enum setup_undo), as the summary says it. */
+static const char *const undone[] = {
+	"nothing of thatch's there",
+	"thatch's part removed",
+	"deleted: nothing else was in it",
+	"left alone: its thatch block has no end marker",
+};
+
+static void
+undo_line(const char *label, const char *path, enum setup_undo u)
+{
+	printf("  %-15s%s (%s)\n", label, path, undone[u]);
+}
+
+static void
+removed_files(const char *label, const char *dir, int n)
+{
+	printf("  %-15s%s (%d files removed)\n", label, dir, n);
+}
+
+static void
+report_removed(const char *host, const struct setup_opts *o,
+    const struct setup_report *r)
+{
+	printf("thatch removed from %s (%s).\n\n", host, o->global ?
+	    "global" : "project-local");
+	if (r->mcp_config != NULL)
+		undo_line("MCP config:", r->mcp_config, r->undo_mcp);
+	undo_line("Instructions:", r->instructions, r->undo_instructions);
+	undo_line("Hooks:", r->hooks, r->undo_hooks);
+	removed_files("Skills:", r->skills_dir, r->skills_removed);
+	if (r->commands_dir != NULL)
+		removed_files("Commands:", r->commands_dir,
+		    r->commands_removed);
+	if (r->approval != NULL)
+		undo_line("Approval:", r->approval, r->undo_approval);
+	putchar('\n');
+	if (r->undo_instructions == SETUP_UNDO_BROKEN)
+		fprintf(stderr, "[thatch setup] %s has the start of the thatch "
+		    "block but not its end marker; it was left untouched. "
+		    "Delete the damaged block by hand.\n", r->instructions);
+}
+
+static void
+report_opencode_removed(const struct setup_opts *o,
+    const struct opencode_report *r)
+{
+	printf("thatch removed from opencode (%s).\n\n", o->global ?
+	    "global" : "project-local");
+	undo_line("Config:", r->config, r->undo_config);
+	removed_files("Skills:", r->skills_dir, r->skills_removed);
+	removed_files("Commands:", r->commands_dir, r->commands_removed);
+	putchar('\n');
+}
+
+/* One host's row: its name, flag, and what installs or removes it. */
+struct host_row {
+	const char	*flag;
+	const char	*name;
+	int		(*install)(const struct setup_opts *,
+			    struct setup_report *, struct err *);
+	int		(*remove)(const struct setup_opts *,
+			    struct setup_report *, struct err *);
+	void		(*after)(const struct setup_opts *,
+			    const struct setup_report *);
+};
+
+static void
+after_claude(const struct setup_opts *o, const struct setup_report *r)
+{
+	if (o->global)
+		printf("Register the MCP server for every project with:\n"
+		    "  claude mcp add --scope user thatch -- %s mcp\n\n",
+		    o->self);
+	else
+		printf("The project server in .mcp.json is approved in %s; "
+		    "Claude Code starts it\nonce you trust this folder on "
+		    "the next interactive launch (claude -p never asks).\n\n",
+		    r->approval);
+	puts("Restart Claude Code to load thatch.");
+}
+
+static void
+after_cursor(const struct setup_opts *o, const struct setup_report *r)
+{
+	(void)o;
+	(void)r;
+	puts("Restart Cursor to load thatch.");
+}
+
+static const struct host_row hosts[] = {
+	{ "--claude", "Claude Code", claude_install, claude_remove,
+	    after_claude },
+	{ "--cursor", "Cursor", cursor_install, cursor_remove, after_cursor },
+};
+
+/* Install or remove one of the hosts[] rows; 0 or CMD_FAILED. */
+static int
+run_host(const struct host_row *h, const struct setup_opts *o, bool remove,
+    struct err *err)
+{
+	struct setup_report	r;
+	int			rc;
+
+	rc = (remove ? h->remove : h->install)(o, &r, err);
+	if (rc == 0 && remove) {
+		report_removed(h->name, o, &r);
+		if (o->global && h->install == claude_install)
+			printf("If you registered the MCP server for every "
+			    "project, unregister it with:\n  claude mcp "
+			    "remove --scope user thatch\n\n");
+	} else if (rc == 0) {
+		report(h->name, o, &r);
+		h->after(o, &r);
+	}
+	setup_report_release(&r);
+	return rc == 0 ? 0 : CMD_FAILED;
+}
+
+static int
+run_opencode(const struct setup_opts *o, bool remove, struct err *err)
+{
+	struct opencode_report	oc;
+	int			rc;
+
+	rc = (remove ? opencode_remove : opencode_install)(o, &oc, err);
+	if (rc == 0 && remove)
+		report_opencode_removed(o, &oc);
+	else if (rc == 0)
+		report_opencode(o, &oc);
+	opencode_report_release(&oc);
+	return rc == 0 ? 0 : CMD_FAILED;
+}
+
+/* Why project scope is not the folder setup ran in (setup_project_top). */
+static void
+say_top(const char *from, const char *top, bool remove)
+{
+	printf("%s is inside the git repository %s:\n%s thatch at its top "
+	    "level, where the hosts look for project files\nfrom any folder "
+	    "in it. Claude Code reads .claude/settings.json only in the\n"
+	    "folder it is started in, so start it at the top (or set "
+	    "CLAUDE_PROJECT_DIR\nto the folder to set up instead).\n\n",
+	    from, top, remove ? "Removing" : "Installing");
+}
+
 static int
 cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct setup_report	 r;
 	struct setup_opts	 o = { &ctx->paths, NULL, false };
-	struct opencode_report	 oc;
-	bool			 claude, cursor, opencode;
-	int			 rc = CMD_FAILED;
+	bool			 remove, any = false, opencode;
+	char			*from = NULL;
+	size_t			 i;
+	int			 rc = 0;
 
 	(void)argc;
 	(void)argv;
-	claude = cli_flag(ctx, "--claude");
-	cursor = cli_flag(ctx, "--cursor");
 	opencode = cli_flag(ctx, "--opencode");
+	remove = cli_flag(ctx, "--remove");
 	o.global = cli_flag(ctx, "--global");
-	if (!claude && !cursor && !opencode) {
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
+		any = any || cli_flag(ctx, hosts[i].flag);
+	if (!any && !opencode) {
 		err_set(&ctx->err, "choose a host with --claude, --cursor "
 		    "and/or --opencode");
 		return CMD_USAGE;
 	}
-	memset(&r, 0, sizeof(r));
+	if (!o.global && (from = setup_project_top(&ctx->paths)) != NULL)
+		say_top(from, ctx->paths.project_dir, remove);
+	free(from);
 	if ((o.self = setup_self(&ctx->err)) == NULL)
 		return CMD_FAILED;
-	if (claude) {
-		if (claude_install(&o, &r, &ctx->err) != 0)
-			goto out;
-		report("Claude Code", &o, &r);
-		if (o.global)
-			printf("Register the MCP server for every project "
-			    "with:\n  claude mcp add --scope user thatch -- "
-			    "%s mcp\n\n", o.self);
-		else
-			printf("The project server in .mcp.json is approved in "
-			    "%s; Claude Code starts it\nonce you trust this "
-			    "folder on the next interactive launch (claude -p "
-			    "never asks).\n\n", r.approval);
-		puts("Restart Claude Code to load thatch.");
-		setup_report_release(&r);
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]) && rc == 0; i++) {
+		if (!cli_flag(ctx, hosts[i].flag))
+			continue;
+		if (i > 0)
+			putchar('\n');	/* §1.3: before Cursor's */
+		rc = run_host(&hosts[i], &o, remove, &ctx->err);
 	}
-	if (cursor) {
-		if (cursor_install(&o, &r, &ctx->err) != 0)
-			goto out;
-		putchar('\n');
-		report("Cursor", &o, &r);
-		puts("Restart Cursor to load thatch.");
-		setup_report_release(&r);
-	}
-	if (opencode) {
-		if (claude || cursor)
+	if (rc == 0 && opencode) {
+		if (any)
 			putchar('\n');
-		rc = opencode_install(&o, &oc, &ctx->err);
-		if (rc == 0)
-			report_opencode(&o, &oc);
-		opencode_report_release(&oc);
-		if (rc != 0) {
-			rc = CMD_FAILED;
-			goto out;
-		}
+		rc = run_opencode(&o, remove, &ctx->err);
 	}
-	rc = 0;
-out:
-	if (rc != 0)
-		setup_report_release(&r);
+	if (remove)
+		setup_undo_done(&o);
 	free((char *)o.self);
 	return rc;
 }
@@ -150,6 +283,8 @@ static const struct cmd_opt setup_opts[] = {
 	{ "--opencode", NULL, "install for opencode" },
 	{ "--global", NULL, "install for every project (user config), not "
 	    "this one" },
+	{ "--remove", NULL, "remove what setup wrote for these hosts and "
+	    "scope, and nothing else" },
 	{ NULL, NULL, NULL },
 };
 
@@ -160,7 +295,7 @@ const struct cmd_entry cmd_setup_entry = {
 	.opts = setup_opts,
 	.env = "PATH CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR "
 	    "CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
-	.example = "thatch setup --claude --global",
-	.summary = "install thatch for Claude Code, Cursor and/or opencode",
+	.example = "thatch setup --remove --claude --global",
+	.summary = "install or remove thatch for Claude Code, Cursor, opencode",
 	.exec = cmd_setup_exec,
 };

@@ -24,20 +24,6 @@
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
-/* The stored content without its "# <label>\n\n" heading (§1.3). */
-static const char *
-body_of(const char *content)
-{
-	const char	*nl;
-
-	if (strncmp(content, "# ", 2) != 0)
-		return content;
-	nl = strchr(content + 2, '\n');
-	if (nl == NULL || nl == content + 2 || nl[1] != '\n')
-		return content;
-	return nl + 2;
-}
-
 static int
 cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -74,7 +60,7 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 			utf8_addf(&out, "confidence: %d\n", e.confidence);
 		utf8_addf(&out, "created: %s  updated: %s\n\n", e.created_at,
 		    e.updated_at);
-		utf8_escape(&out, body_of(e.content), UTF8_ESC_TEXT);
+		utf8_escape(&out, cli_memory_body(e.content), UTF8_ESC_TEXT);
 		sbuf_addc(&out, '\n');
 		store_entry_release(&e);
 	}

@@ -10,6 +10,12 @@
  *     the defaults learned unless their wording changed.
  *  3. deviation (§A9 [PROPOSED]): stamps are checked before anything is
  *     embedded, and re-checked inside each default's transaction.
+ *  4. deviation (issue 15): a default stamped by another program (the
+ *     original stamps its program version, "0.1.30", never 12 hex
+ *     digits) is that default, present: thatch neither deletes nor
+ *     re-seeds it, nor adds its own beside it. The original replaces
+ *     thatch's stamps on its start, so once it has run, both share its
+ *     nine rows and what they learn.
  */
 #include "core/behavior.h"
 
@@ -35,7 +41,8 @@ const struct engine behavior_engine = {
 	.noun = "behavior",
 	.plural = "behaviors",
 	.header = "[thatch] Situational behaviors",
-	.verb_new = "consider",
+	/* deviation (§A7.2): both take an imperative ("run the linter") */
+	.verb_new = "consider whether to",
 	.verb_known = "do",
 };
 
@@ -80,10 +87,24 @@ stamp_is(const char *rationale, const char *tag, const char *want)
 	return n > 0 && n == strlen(want) && strncmp(tok, want, n) == 0;
 }
 
-/* The first item in list order stamped with key: id and rationale. */
+/* Whether a stamp's seed-version is thatch's own hash (invariant 4). */
+static bool
+own_version(const char *rationale)
+{
+	const char	*tok;
+	size_t		 n = stamp(rationale, "seed-version:", &tok);
+
+	return n == VERSION_HEX && strspn(tok, "0123456789abcdef") >= n;
+}
+
+/*
+ * The items stamped with key: the first of thatch's own in list order
+ * (id and rationale), and whether another program's is among them.
+ */
 struct seed_find {
 	const char	*key;
 	char		*id, *rationale;	/* owned */
+	bool		 foreign;
 };
 
 static int
@@ -93,9 +114,13 @@ find_visit(const struct engine_item *it, void *arg)
 
 	if (!stamp_is(it->rationale, "seed-key:", f->key))
 		return 0;
-	f->id = xstrdup(it->id);
-	f->rationale = xstrdup(it->rationale);
-	return 1;
+	if (!own_version(it->rationale))
+		f->foreign = true;
+	else if (f->id == NULL) {
+		f->id = xstrdup(it->id);
+		f->rationale = xstrdup(it->rationale);
+	}
+	return 0;
 }
 
 static int
@@ -115,7 +140,7 @@ seed_find_release(struct seed_find *f)
 	free(f->rationale);
 }
 
-/* Whether the stamped item of d (if any) is current. */
+/* Whether d needs nothing: another program's or a current own stamp. */
 static bool
 seed_current(const struct seed_find *f, const char *want)
 {
@@ -124,7 +149,8 @@ seed_current(const struct seed_find *f, const char *want)
 	size_t		 n = stamp(f->rationale, "seed-version:", &tok);
 	size_t		 wn = stamp(want, "seed-version:", &wtok);
 
-	return f->id != NULL && n == wn && strncmp(tok, wtok, n) == 0;
+	return f->foreign ||
+	    (f->id != NULL && n == wn && strncmp(tok, wtok, n) == 0);
 }
 
 struct seed {

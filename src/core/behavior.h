@@ -29,7 +29,9 @@ struct behavior_embedder {
  * matcher, else the nearest matcher of "global" at ENGINE_DEDUP, else a
  * new one, with a "codify" provenance row. <v> is a hash of the
  * default's texts, so a release that does not change a default keeps
- * what it learned. Unstamped (user) behaviors are never touched. Each
+ * what it learned. Unstamped (user) behaviors are never touched, nor a
+ * default another program stamped (a <v> that is not 12 hex digits, as
+ * the original's "0.1.30"): that default is present as it is. Each
  * default is checked again and written in its own BEGIN IMMEDIATE
  * transaction, so two processes seeding at once create it once; a
  * failure is logged and seeding moves on. *seeded counts the defaults

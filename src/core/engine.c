@@ -1,8 +1,9 @@
 /*
  * engine.c — the scoring engine behind predictions and behaviors: four
  * tables (matchers, items, edges, provenance), brute-force cosine over
- * their embeddings, Bayesian confidence, and the texts the tools and the
- * auto-fire blocks print (engines-and-extras Part A).
+ * their embeddings, Bayesian confidence, and the texts the tools print
+ * (engines-and-extras Part A); how an item reads in a block line is
+ * engine_text.c's.
  *
  * Generic over a struct engine: the SQL below is written once with {M},
  * {I}, {E}, {P} and {FK} for the descriptor's table and column names
@@ -711,33 +712,6 @@ engine_score_nudge(struct store *st, const struct engine *eng,
 
 /* ---- texts -------------------------------------------------------------- */
 
-void
-engine_render_hit(const struct engine *eng, const struct engine_hit *h,
-    struct sbuf *out)
-{
-	char	conf[NUM_BUFSZ];
-
-	sbuf_addf(out, "[%s conf, %ld tests] When %s: %s %s",
-	    num_fixed(h->confidence, 2, conf), h->evidence,
-	    h->matcher_description,
-	    h->evidence == 0 ? eng->verb_new : eng->verb_known, h->statement);
-}
-
-void
-engine_render_nudge(const struct engine *eng, const struct engine_hit *hs,
-    size_t n, struct sbuf *out)
-{
-	size_t	i;
-
-	if (n == 0)
-		return;
-	sbuf_adds(out, eng->header);
-	for (i = 0; i < n; i++) {
-		sbuf_adds(out, "\n- ");
-		engine_render_hit(eng, &hs[i], out);
-	}
-}
-
 int
 engine_nudge(struct store *st, const struct engine *eng,
     const char *const *stores, size_t nstores, const float *vec, int dim,
@@ -1335,13 +1309,12 @@ static int
 list_visit(const struct engine_item *it, void *arg)
 {
 	struct listing	*l = arg;
-	char		 conf[NUM_BUFSZ];
 
 	if (l->out->len > 0)
 		sbuf_adds(l->out, "\n\n");
-	sbuf_addf(l->out, "[%s conf, %ld tests] %s",
-	    num_fixed(num_round3(it->confidence), 2, conf),
-	    evidence(it->confirms, it->disconfirms), it->statement);
+	engine_render_evidence(num_round3(it->confidence),
+	    evidence(it->confirms, it->disconfirms), l->out);
+	sbuf_addf(l->out, " %s", it->statement);
 	if (it->rationale != NULL && it->rationale[0] != '\0')
 		sbuf_addf(l->out, "\n  rationale: %s", it->rationale);
 	l->failed = list_sections(l, it->id);

@@ -24,8 +24,8 @@ struct engine {
 	const char	*noun;		/* "prediction": not-found, delete */
 	const char	*plural;	/* "predictions": the empty-list line */
 	const char	*header;	/* first line of the auto-fire block */
-	const char	*verb_new;	/* evidence 0 ("you may prefer") */
-	const char	*verb_known;	/* evidence >= 1 ("you tend to") */
+	const char	*verb_new;	/* evidence 0 ("the user may prefer to") */
+	const char	*verb_known;	/* evidence >= 1 ("the user tends to") */
 };
 
 /* §A4: confidence = (c + K*P0) / (c + d + K); soft is a quarter disconfirm. */
@@ -106,7 +106,7 @@ int	engine_score_nudge(struct store *, const struct engine *,
 
 /*
  * Append the auto-fire block of hits (§A7.2) to out: the engine's header,
- * then one "- [0.58 conf, 1 tests] When <matcher>: <verb> <statement>"
+ * then one "- [0.58 conf, 1 test] When <matcher>: <verb> <statement>"
  * line per hit, joined by "\n", no trailing newline. Only the
  * confidence, evidence, matcher_description and statement fields are
  * read, so a host may fill them from a sideband reply. Nothing is
@@ -145,9 +145,15 @@ int	engine_score_items(struct store *, const struct engine *,
 
 /*
  * Append one "[conf, n tests] When <matcher>: <verb> <statement>" line
- * (no dash, no newline): the line of prediction_query and of the block.
+ * (no dash, no newline): the line of prediction_query and of the block,
+ * the matcher and statement shaped to read as one sentence however they
+ * were written (engine_text.c).
  */
 void	engine_render_hit(const struct engine *, const struct engine_hit *,
+	    struct sbuf *out);
+
+/* Append "[<fmt2 confidence> conf, <n> test(s)]", the count agreeing. */
+void	engine_render_evidence(double confidence, long evidence,
 	    struct sbuf *out);
 
 /* ---- building blocks (§A3) --------------------------------------------- */

@@ -13,6 +13,9 @@
  *  3. An unknown branch list skips the orphan signal (§6 signal 3).
  *  4. The orphaned branch names come from all entries, archived included,
  *     while the count excludes archived ones (quirk kept, §6).
+ *  5. The list (hygiene_list) reads the same signals with the same store
+ *     queries as the report, so each section holds as many memories (or
+ *     pairs) as the report's count says, read in one transaction.
  */
 #include "core/hygiene.h"
 
@@ -21,7 +24,9 @@
 
 #include "core/dedup.h"
 #include "core/store.h"
+#include "util/num.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 #define DAY_MS	86400000LL
@@ -166,4 +171,120 @@ hygiene_report(struct store *st, const char *repo, const char *const *live,
 	hygiene_format(&f, repo, live, nlive, out);
 	hygiene_facts_release(&f);
 	return 0;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+static int
+add_memory(const struct store_entry *e, void *arg)
+{
+	struct hygiene_memories	*ms = arg;
+	struct hygiene_memory	*m;
+
+	ms->v = xreallocarray(ms->v, ms->n + 1, sizeof(*ms->v));
+	m = &ms->v[ms->n++];
+	m->label = xstrdup(e->label != NULL ? e->label : "");
+	m->branch = dup_or_null(e->branch);
+	m->updated_at = dup_or_null(e->updated_at);
+	m->last_recalled_at = dup_or_null(e->last_recalled_at);
+	return 0;
+}
+
+static void
+memories_release(struct hygiene_memories *ms)
+{
+	size_t	i;
+
+	for (i = 0; i < ms->n; i++) {
+		free(ms->v[i].label);
+		free(ms->v[i].branch);
+		free(ms->v[i].updated_at);
+		free(ms->v[i].last_recalled_at);
+	}
+	free(ms->v);
+	memset(ms, 0, sizeof(*ms));
+}
+
+/* Invariant 5: the reads, with l->facts already scanned. */
+static int
+list_signals(struct store *st, const char *repo, const char *const *live,
+    size_t nlive, struct hygiene_list *l, struct err *err)
+{
+	size_t	i;
+
+	if (dedup_find(st, repo, DEDUP_THRESHOLD, &l->dups, err) != 0 ||
+	    store_list_stale(st, repo, l->facts.cutoff, add_memory, &l->stale,
+	    err) != 0)
+		return -1;
+	for (i = 0; nlive > 0 && i < l->facts.nbranches; i++)
+		if (!is_live(l->facts.branches[i].name, live, nlive) &&
+		    store_list_branch(st, repo, l->facts.branches[i].name,
+		    add_memory, &l->orphaned, err) != 0)
+			return -1;
+	return 0;
+}
+
+int
+hygiene_list(struct store *st, const char *repo, const char *const *live,
+    size_t nlive, int64_t now_ms, struct hygiene_list *l, struct err *err)
+{
+	int	rc = -1;
+
+	memset(l, 0, sizeof(*l));
+	if (store_exec(st, "BEGIN", err) != 0)
+		return -1;
+	if (hygiene_scan(st, repo, now_ms, true, &l->facts, err) == 0 &&
+	    list_signals(st, repo, live, nlive, l, err) == 0)
+		rc = 0;
+	(void)store_exec(st, "COMMIT", NULL);	/* read only: nothing to lose */
+	if (rc != 0)
+		hygiene_list_release(l);
+	return rc;
+}
+
+void
+hygiene_list_release(struct hygiene_list *l)
+{
+	hygiene_facts_release(&l->facts);
+	dedup_result_release(&l->dups);
+	memories_release(&l->stale);
+	memories_release(&l->orphaned);
+}
+
+void
+hygiene_list_format(const struct hygiene_list *l, struct sbuf *out)
+{
+	const struct dedup_pair		*p;
+	const struct hygiene_memory	*m;
+	char				 num[NUM_BUFSZ];
+	size_t				 i;
+
+	if (l->dups.npairs > 0)
+		sbuf_addf(out, "Duplicate-candidate pairs pending review "
+		    "(%zu):\n", l->dups.npairs);
+	for (i = 0; i < l->dups.npairs; i++) {
+		p = &l->dups.pairs[i];
+		utf8_addf(out, "  \"%s\" \u2194 \"%s\"", l->dups.m.labels[p->a],
+		    l->dups.m.labels[p->b]);
+		sbuf_addf(out, " (similarity %s)\n", num_js(p->score, num));
+	}
+	if (l->stale.n > 0)
+		sbuf_addf(out, "Memories neither updated nor recalled in %d+ "
+		    "days (%zu):\n", HYGIENE_STALE_DAYS, l->stale.n);
+	for (i = 0; i < l->stale.n; i++) {
+		m = &l->stale.v[i];
+		utf8_addf(out, "  \"%s\" (updated %s, last recalled %s)\n",
+		    m->label, m->updated_at ? m->updated_at : "never",
+		    m->last_recalled_at ? m->last_recalled_at : "never");
+	}
+	if (l->orphaned.n > 0)
+		sbuf_addf(out, "Memories scoped to deleted branches (%zu):\n",
+		    l->orphaned.n);
+	for (i = 0; i < l->orphaned.n; i++)
+		utf8_addf(out, "  \"%s\" (branch %s)\n", l->orphaned.v[i].label,
+		    l->orphaned.v[i].branch);
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dedup.h"
 #include "util/clock.h"
 
 struct err;
@@ -68,5 +69,42 @@ void	hygiene_format(const struct hygiene_facts *, const char *repo,
 int	hygiene_report(struct store *, const char *repo,
 	    const char *const *live, size_t nlive, int64_t now_ms,
 	    struct sbuf *out, struct err *);
+
+/* One memory behind a signal, as the list names it. All owned. */
+struct hygiene_memory {
+	char	*label, *branch, *updated_at, *last_recalled_at;
+};
+
+struct hygiene_memories {
+	struct hygiene_memory	*v;
+	size_t			 n;
+};
+
+/*
+ * The memories behind each signal of the report (`thatch hygiene --list`,
+ * store_hygiene with list: true), from the same reads as the report so
+ * that its counts are the list's lengths: facts as hygiene_scan (with
+ * duplicates), the duplicate pairs of dedup_find, the stale memories
+ * oldest touch first, and the non-archived memories of each branch that
+ * is not in live, by branch then label (none when nlive is 0: unknown).
+ * All owned; release with hygiene_list_release.
+ */
+struct hygiene_list {
+	struct hygiene_facts	 facts;
+	struct dedup_result	 dups;
+	struct hygiene_memories	 stale;
+	struct hygiene_memories	 orphaned;
+};
+
+int	hygiene_list(struct store *, const char *repo, const char *const *live,
+	    size_t nlive, int64_t now_ms, struct hygiene_list *, struct err *);
+void	hygiene_list_release(struct hygiene_list *);
+
+/*
+ * The list as text, one section per non-empty signal (labels with their
+ * control characters escaped), appended to out; nothing when all three
+ * are empty.
+ */
+void	hygiene_list_format(const struct hygiene_list *, struct sbuf *out);
 
 #endif

@@ -100,21 +100,9 @@ render_str(struct sbuf *out, const char *s)
 static void
 render_vec(struct sbuf *out, const float *vec, int dim)
 {
-	unsigned char	*b = xmalloc((size_t)dim * 4);
-	uint32_t	 u;
-	int		 i;
-
-	for (i = 0; i < dim; i++) {
-		memcpy(&u, &vec[i], 4);
-		b[4 * i] = (unsigned char)u;
-		b[4 * i + 1] = (unsigned char)(u >> 8);
-		b[4 * i + 2] = (unsigned char)(u >> 16);
-		b[4 * i + 3] = (unsigned char)(u >> 24);
-	}
 	sbuf_addc(out, '"');
-	b64_encode(out, b, (size_t)dim * 4);
+	b64_encode_f32(out, vec, dim);
 	sbuf_addc(out, '"');
-	free(b);
 }
 
 void
@@ -325,28 +313,11 @@ static int
 parse_vec(struct memdoc_parser *mp, const char *s, const char *end,
     struct store_entry *e)
 {
-	unsigned char	*b;
-	size_t		 n = 0;
-	uint32_t	 u;
-	int		 i;
-
 	if (end - s < 2 || *s != '"' || end[-1] != '"' ||
-	    (b = b64_decode(s + 1, (size_t)(end - s - 2), &n)) == NULL)
-		return err_set(mp->err, "line %d: embedding is not base64",
-		    mp->line);
-	if (n == 0 || n % 4 != 0 || n / 4 > INT_MAX) {
-		free(b);
-		return err_set(mp->err, "line %d: embedding is not float32s",
-		    mp->line);
-	}
-	e->dim = (int)(n / 4);
-	e->vec = xmalloc(n);
-	for (i = 0; i < e->dim; i++) {
-		u = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
-		    (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
-		memcpy(&e->vec[i], &u, 4);
-	}
-	free(b);
+	    (e->vec = b64_decode_f32(s + 1, (size_t)(end - s - 2),
+	    &e->dim)) == NULL)
+		return err_set(mp->err, "line %d: embedding is not base64 "
+		    "float32s", mp->line);
 	return 0;
 }
 

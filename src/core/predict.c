@@ -19,8 +19,9 @@ const struct engine predict_engine = {
 	.noun = "prediction",
 	.plural = "predictions",
 	.header = "[thatch] User decision model",
-	.verb_new = "you may prefer",
-	.verb_known = "you tend to",
+	/* deviation (§A7.2): both take a verb phrase, and name whose habit */
+	.verb_new = "the user may prefer to",
+	.verb_known = "the user tends to",
 };
 
 int

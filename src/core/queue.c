@@ -78,38 +78,6 @@
 /* Counter files are a number: more than this is not ours to parse. */
 #define COUNT_MAX	32
 
-/* Length of the maximal invalid UTF-8 subpart at s (Unicode §3.9). */
-static size_t
-invalid_span(const unsigned char *s, size_t n)
-{
-	unsigned char	lo = 0x80, hi = 0xBF;
-	size_t		need, i;
-
-	if (s[0] >= 0xC2 && s[0] <= 0xDF)
-		need = 1;
-	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-		need = 2;
-		if (s[0] == 0xE0)
-			lo = 0xA0;
-		else if (s[0] == 0xED)
-			hi = 0x9F;
-	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-		need = 3;
-		if (s[0] == 0xF0)
-			lo = 0x90;
-		else if (s[0] == 0xF4)
-			hi = 0x8F;
-	} else
-		return 1;
-	for (i = 1; i <= need && i < n; i++) {
-		if (s[i] < lo || s[i] > hi)
-			break;
-		lo = 0x80;
-		hi = 0xBF;
-	}
-	return i;
-}
-
 char *
 queue_safe_id(const char *sid)
 {
@@ -126,9 +94,7 @@ queue_safe_id(const char *sid)
 			sbuf_addc(&sb, sid[i++]);
 			continue;
 		}
-		step = utf8_decode(sid + i, n - i, &cp);
-		if (cp == 0xFFFD && step == 1 && u[i] >= 0x80)
-			step = invalid_span(u + i, n - i);
+		step = utf8_decode_subpart(sid + i, n - i, &cp);
 		sbuf_adds(&sb, cp >= 0x10000 ? "__" : "_");
 		i += step;
 	}
@@ -517,6 +483,70 @@ queue_peek(const char *dir, const char *sid, json_t **out, struct err *err)
 		*out = NULL;
 	}
 	return rc;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "<safe>.jsonl" to "<safe>", or NULL for any other name. */
+static char *
+session_of(const char *name)
+{
+	size_t	n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+		    "QRSTUVWXYZ0123456789_-");
+
+	if (n == 0 || strcmp(name + n, ".jsonl") != 0)
+		return NULL;
+	return xstrndup(name, n);
+}
+
+int
+queue_sessions(const char *dir, char ***ids, size_t *n, struct err *err)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*id;
+	int		 dfd;
+
+	*ids = NULL;
+	*n = 0;
+	if ((dfd = dir_open(dir)) < 0)
+		return no_dir() ? 0 : err_errno(err, "cannot open queue "
+		    "directory '%s'", dir);
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return err_errno(err, "cannot read queue directory '%s'", dir);
+	}
+	while ((de = readdir(d)) != NULL) {
+		/* invariant 3: only regular files are queues */
+		if ((id = session_of(de->d_name)) == NULL)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+			free(id);
+			continue;
+		}
+		*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = id;
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*ids, *n, sizeof(**ids), cmp_str);
+	return 0;
+}
+
+void
+queue_sessions_free(char **ids, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
 }
 
 /* JavaScript's String(v) for the values deriveTitle/summarizeArgs print. */

@@ -81,6 +81,16 @@ int	queue_append(const char *dir, const char *sid,
 int	queue_peek(const char *dir, const char *sid, json_t **out,
 	    struct err *);
 
+/*
+ * The file-name ids (queue_safe_id form, which queue_peek and
+ * queue_missed take as they are) of every session with a queue file in
+ * dir, sorted, as a new array of new strings (*n 0 and NULL when dir is
+ * missing); free with queue_sessions_free. Takes no lock and changes
+ * nothing. Returns 0 or -1 with err set (dir unreadable).
+ */
+int	queue_sessions(const char *dir, char ***ids, size_t *n, struct err *);
+void	queue_sessions_free(char **, size_t);
+
 /* Delete the counter then the queue (§4.5), under the directory lock. */
 int	queue_drain(const char *dir, const char *sid, struct err *);
 

@@ -200,6 +200,20 @@ slug_make(const char *label, size_t n)
 }
 
 int
+slug_is_blank(const char *label, size_t n)
+{
+	int32_t	cp;
+	size_t	i = 0;
+
+	while (i < n) {
+		i += utf8_decode(label + i, n - i, &cp);
+		if (!is_space(cp))
+			return 0;
+	}
+	return 1;
+}
+
+int
 slug_is_hashed(const char *label, size_t n)
 {
 	struct cps	 l;

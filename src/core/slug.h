@@ -13,6 +13,14 @@
  */
 char	*slug_make(const char *label, size_t n);
 
+/*
+ * Whether label is empty or only whitespace (the §3.1 step 1 set): a
+ * label that shows nothing. memory_remember refuses one (issue 15), since
+ * its memory would be listed without a name and its hash slug would take
+ * a label from every later blank one.
+ */
+int	 slug_is_blank(const char *label, size_t n);
+
 /* Whether slug_make(label) took the hash fallback (§3.1 step 7). */
 int	 slug_is_hashed(const char *label, size_t n);
 

@@ -795,6 +795,60 @@ fail:
 	return -1;
 }
 
+int
+store_open_readonly(const char *path, struct store **out, struct err *err)
+{
+	struct store	*st;
+	char		*wal, *uri;
+	int		 code;
+
+	*out = NULL;
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	wal = xasprintf("%s-wal", path);
+	/* no -wal: opened immutable, so that not even a -shm is made */
+	uri = access(wal, F_OK) == 0 ? NULL : immutable_uri(path);
+	free(wal);
+	code = sqlite3_open_v2(uri ? uri : path, &st->db, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
+	free(uri);
+	if (code != SQLITE_OK) {
+		if (st->db == NULL)
+			err_set(err, "cannot open database '%s': out of "
+			    "memory", path);
+		else
+			err_set(err, "cannot open database '%s': %s", path,
+			    sqlite3_errmsg(st->db));
+		store_close(st);
+		return -1;
+	}
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	*out = st;
+	return 0;
+}
+
+int
+store_quick_check(struct store *st, char *why, size_t n, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	const char	*row;
+	int		 rc = -1, step;
+
+	if (store_prepare(st, &stmt, "PRAGMA quick_check(1)", err) != 0)
+		goto out;
+	if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
+		err_set(err, "database '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	row = (const char *)sqlite3_column_text(stmt, 0);
+	rc = row != NULL && strcmp(row, "ok") == 0 ? 0 : 1;
+	snprintf(why, n, "%s", row != NULL ? row : "no answer");
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
 void
 store_close(struct store *st)
 {

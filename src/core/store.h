@@ -22,6 +22,22 @@ struct store;
  */
 int	 store_open(const char *path, struct store **out, struct err *);
 
+/*
+ * Open the database at path for reading only, creating and changing
+ * nothing: no directory, file, schema, migration or -shm (without a -wal,
+ * where nobody is writing through WAL, it is opened immutable). For
+ * `thatch doctor`. A missing file fails. Returns 0 and *out, or -1.
+ */
+int	 store_open_readonly(const char *path, struct store **out,
+	    struct err *);
+
+/*
+ * PRAGMA quick_check: 0 when the file is sound, 1 when it is not (why
+ * gets SQLite's first complaint, n bytes at most), -1 with err set when
+ * the check could not run (a file that is not a database).
+ */
+int	 store_quick_check(struct store *, char *why, size_t n, struct err *);
+
 /* Close the connection; accepts NULL. */
 void	 store_close(struct store *);
 
@@ -133,6 +149,23 @@ int	 store_get(struct store *, const char *store, const char *slug,
 /* Delete (store, slug) and its verdicts in one transaction (§4.7). */
 int	 store_forget(struct store *, const char *store, const char *slug,
 	    bool *found, struct err *);
+
+enum store_move_result {
+	STORE_MOVED,
+	STORE_MOVE_MISSING,	/* no (from, slug) */
+	STORE_MOVE_TAKEN,	/* (to, slug) exists: nothing moved */
+};
+
+/*
+ * memory_move: give (from, slug) the store `to`, every other field as it
+ * was (label, content, embedding, branch, confidence, archived, the
+ * timestamps and recall telemetry), in one BEGIN IMMEDIATE transaction
+ * that creates the stores row of `to` and clears the slug's verdicts in
+ * both stores (a pair names two memories of one store). A missing source
+ * or a taken target is a result, not an error. Returns 0 or -1.
+ */
+int	 store_move(struct store *, const char *from, const char *slug,
+	    const char *to, enum store_move_result *, struct err *);
 
 /*
  * Call fn for each entry of store ordered by label (BINARY, §4.5), without
@@ -285,6 +318,15 @@ int	 store_count_stale(struct store *, const char *store,
 	    const char *cutoff, int *n, struct err *);
 
 /*
+ * The entries store_count_stale counts, oldest touch first (ties by
+ * label), without vector or content; borrowed for the call, fn returning
+ * non-zero stops the walk.
+ */
+int	 store_list_stale(struct store *, const char *store,
+	    const char *cutoff, int (*fn)(const struct store_entry *, void *),
+	    void *, struct err *);
+
+/*
  * The earliest touch time (the expression above) of store's non-archived
  * entries that is >= cutoff: when the next memory turns stale. *touched
  * is a new string, or NULL when no entry qualifies.
@@ -305,6 +347,12 @@ int	 store_branches(struct store *, const char *store,
 int	 store_count_in_branches(struct store *, const char *store,
 	    const char *const *branches, size_t nbranches, int *n,
 	    struct err *);
+
+/* The non-archived entries of store on branch, by label, as store_list
+ * walks them (the memories store_count_in_branches counts). */
+int	 store_list_branch(struct store *, const char *store,
+	    const char *branch, int (*fn)(const struct store_entry *, void *),
+	    void *, struct err *);
 
 /* ---- Sync (core/sync.c) ------------------------------------------------ */
 

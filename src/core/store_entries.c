@@ -1,6 +1,6 @@
 /*
- * store_entries.c — memories one at a time: remember, get, forget, list,
- * verdicts and the counts hygiene asks for.
+ * store_entries.c — memories one at a time: remember, get, forget, move,
+ * list, verdicts and the counts and lists hygiene asks for.
  *
  * The SQL is the original's (store-and-tools §4.3-§4.8, §5.6, §6), with
  * explicit column lists because column positions differ between fresh and
@@ -9,9 +9,10 @@
  *     rule 6), and is never deleted.
  *  2. A plain remember is insert-and-catch: the primary key decides, never
  *     a check-then-insert, so two writers cannot both save.
- *  3. Overwrite (archived check, upsert, verdict clearing) and forget
- *     (entry, verdicts) are each one BEGIN IMMEDIATE transaction, rolled
- *     back whole on error; a refusal writes nothing.
+ *  3. Overwrite (archived check, upsert, verdict clearing), forget
+ *     (entry, verdicts) and move (target store row, entry, verdicts of
+ *     both stores) are each one BEGIN IMMEDIATE transaction, rolled back
+ *     whole on error; a refusal writes nothing.
  *  4. Verdict slugs are stored in canonical order (slug_cmp) and read back
  *     canonicalised, whoever wrote them.
  *  5. Every write to entries is announced to the search's vector cache
@@ -373,20 +374,110 @@ out:
 	return rc;
 }
 
-/* Call fn for each row sql (one parameter: the store) selects, in
- * STORE_ENTRY_COLS order; what names the failure. */
+/* The moved row's vector for the search cache (NULL when it has none
+ * or a BLOB the cache would skip, invariant 5). */
+static float *
+moved_vec(sqlite3_stmt *stmt, int col, int *dim)
+{
+	int	 n = sqlite3_column_bytes(stmt, col);
+	float	*vec;
+
+	*dim = 0;
+	if (sqlite3_column_type(stmt, col) != SQLITE_BLOB || n == 0 ||
+	    n % 4 != 0)
+		return NULL;
+	*dim = n / 4;
+	vec = xcalloc((size_t)*dim, sizeof(*vec));
+	store_blob_decode(sqlite3_column_blob(stmt, col), (size_t)*dim, vec);
+	return vec;
+}
+
+int
+store_move(struct store *st, const char *from, const char *slug,
+    const char *to, enum store_move_result *res, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	sqlite3_int64	 rowid = 0;
+	float		*vec = NULL;
+	char		*branch = NULL;
+	bool		 archived = false;
+	int		 rc = -1, step, dim = 0;
+
+	*res = STORE_MOVE_MISSING;
+	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
+		return -1;
+	if (ensure_store(st, to, err) != 0 || store_prepare(st, &stmt,
+	    "UPDATE entries SET store = ?3 WHERE slug = ?1 AND store = ?2 "
+	    "RETURNING rowid, embedding, archived, branch", err) != 0)
+		goto out;
+	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, from, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, to, -1, SQLITE_STATIC);
+	if ((step = step_entries(st, stmt)) == SQLITE_ROW) {
+		rowid = sqlite3_column_int64(stmt, 0);
+		vec = moved_vec(stmt, 1, &dim);
+		archived = sqlite3_column_int(stmt, 2) != 0;
+		if (sqlite3_column_type(stmt, 3) != SQLITE_NULL)
+			branch = xstrdup((const char *)
+			    sqlite3_column_text(stmt, 3));
+		*res = STORE_MOVED;
+		step = step_entries(st, stmt);
+	}
+	if (step != SQLITE_DONE && sqlite3_extended_errcode(st->db) ==
+	    SQLITE_CONSTRAINT_PRIMARYKEY) {
+		*res = STORE_MOVE_TAKEN;
+		rc = 0;
+		goto out;	/* rolled back below */
+	}
+	if (step != SQLITE_DONE) {
+		store_fail(st, err, "cannot move memory");
+		goto out;
+	}
+	if (*res == STORE_MOVED && (clear_verdicts(st, from, slug, err) != 0 ||
+	    clear_verdicts(st, to, slug, err) != 0))
+		goto out;
+	if (store_exec(st, "COMMIT", err) != 0)
+		goto out;
+	if (*res == STORE_MOVED) {
+		store_cache_remove(st, from, rowid);
+		store_cache_put(st, to, rowid, vec, dim, archived, branch);
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	store_rollback(st);
+	free(vec);
+	free(branch);
+	if (rc != 0)
+		*res = STORE_MOVE_MISSING;
+	return rc;
+}
+
+/*
+ * The columns a walk reads: every entry column but content, which stays
+ * on disk (a list shows none, and sorting 10,000 rows with their contents
+ * costs more than the rest of `list`).
+ */
+#define SQL_WALK_COLS	"SELECT slug, store, label, NULL, model, branch, " \
+	"confidence, archived, created_at, updated_at, recall_count, " \
+	"last_recalled_at FROM entries "
+
+/* Call fn for each row of sql (SQL_WALK_COLS ..., text parameters). */
 static int
-walk_entries(struct store *st, const char *sql, const char *store,
-    int (*fn)(const struct store_entry *, void *), void *arg,
-    const char *what, struct err *err)
+walk_entries(struct store *st, const char *sql, const char *const *params,
+    size_t nparams, int (*fn)(const struct store_entry *, void *),
+    void *arg, struct err *err)
 {
 	sqlite3_stmt		*stmt = NULL;
 	struct store_entry	 e;
+	size_t			 i;
 	int			 step = SQLITE_DONE, stop = 0;
 
 	if (store_prepare(st, &stmt, sql, err) != 0)
 		return -1;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
+	for (i = 0; i < nparams; i++)
+		sqlite3_bind_text(stmt, (int)i + 1, params[i], -1,
+		    SQLITE_STATIC);
 	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		store_entry_read(stmt, 0, &e);
 		stop = fn(&e, arg);
@@ -394,7 +485,7 @@ walk_entries(struct store *st, const char *sql, const char *store,
 	}
 	sqlite3_finalize(stmt);
 	if (!stop && step != SQLITE_DONE)
-		return store_fail(st, err, what);
+		return store_fail(st, err, "cannot list memories");
 	return 0;
 }
 
@@ -403,12 +494,8 @@ store_list(struct store *st, const char *store,
     int (*fn)(const struct store_entry *, void *), void *arg,
     struct err *err)
 {
-	/* content stays on disk: a list shows none, and sorting 10,000
-	 * rows with their contents costs more than the rest of `list` */
-	return walk_entries(st, "SELECT slug, store, label, NULL, model, "
-	    "branch, confidence, archived, created_at, updated_at, "
-	    "recall_count, last_recalled_at FROM entries WHERE store = ? "
-	    "ORDER BY label", store, fn, arg, "cannot list memories", err);
+	return walk_entries(st, SQL_WALK_COLS "WHERE store = ? ORDER BY label",
+	    &store, 1, fn, arg, err);
 }
 
 /* Run a one-integer query with text parameters; *n gets the result. */
@@ -456,15 +543,32 @@ store_count(struct store *st, const char *store, int *n, struct err *err)
 	    &store, 1, n, err);
 }
 
+/* §6 signal 2: the last touch of a memory, and the stale ones of ?1 by
+ * cutoff ?2 (one definition for the count and the list). */
+#define SQL_TOUCHED	"max(updated_at, COALESCE(last_recalled_at, " \
+	"updated_at))"
+#define SQL_STALE	"WHERE store = ? AND archived = 0 AND " SQL_TOUCHED \
+	" < ?"
+
 int
 store_count_stale(struct store *st, const char *store, const char *cutoff,
     int *n, struct err *err)
 {
 	const char	*params[] = { store, cutoff };
 
-	return query_int(st, "SELECT COUNT(*) FROM entries WHERE store = ? "
-	    "AND archived = 0 AND max(updated_at, "
-	    "COALESCE(last_recalled_at, updated_at)) < ?", params, 2, n, err);
+	return query_int(st, "SELECT COUNT(*) FROM entries " SQL_STALE,
+	    params, 2, n, err);
+}
+
+int
+store_list_stale(struct store *st, const char *store, const char *cutoff,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	const char	*params[] = { store, cutoff };
+
+	return walk_entries(st, SQL_WALK_COLS SQL_STALE " ORDER BY "
+	    SQL_TOUCHED ", label", params, 2, fn, arg, err);
 }
 
 int
@@ -475,10 +579,9 @@ store_next_stale(struct store *st, const char *store, const char *cutoff,
 	int		 rc = -1;
 
 	*touched = NULL;
-	if (store_prepare(st, &stmt, "SELECT min(max(updated_at, "
-	    "COALESCE(last_recalled_at, updated_at))) FROM entries "
-	    "WHERE store = ? AND archived = 0 AND max(updated_at, "
-	    "COALESCE(last_recalled_at, updated_at)) >= ?", err) != 0)
+	if (store_prepare(st, &stmt, "SELECT min(" SQL_TOUCHED ") FROM "
+	    "entries WHERE store = ? AND archived = 0 AND " SQL_TOUCHED
+	    " >= ?", err) != 0)
 		return -1;
 	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, cutoff, -1, SQLITE_STATIC);
@@ -517,6 +620,18 @@ store_count_in_branches(struct store *st, const char *store,
 	free(params);
 	sbuf_release(&sql);
 	return rc;
+}
+
+int
+store_list_branch(struct store *st, const char *store, const char *branch,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	const char	*params[] = { store, branch };
+
+	return walk_entries(st, SQL_WALK_COLS "WHERE store = ? AND "
+	    "archived = 0 AND branch = ? ORDER BY label", params, 2, fn, arg,
+	    err);
 }
 
 int
@@ -608,7 +723,7 @@ store_walk(struct store *st, const char *store, bool unembedded,
 	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
 	    "AND embedding IS NULL ORDER BY slug" :
 	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
-	    "ORDER BY slug", store, fn, arg, "cannot read memories", err);
+	    "ORDER BY slug", &store, 1, fn, arg, err);
 }
 
 int

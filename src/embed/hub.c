@@ -156,7 +156,10 @@ perform(const char *url, const char *token, struct fetch *f, long *status,
 	if (f->shown >= 0)
 		fputc('\n', stderr);
 	if (res == CURLE_HTTP_RETURNED_ERROR && *status == 404)
-		rc = 1;
+		rc = HUB_MISSING;
+	else if (res == CURLE_HTTP_RETURNED_ERROR && (*status == 401 ||
+	    *status == 403))
+		rc = HUB_DENIED;
 	else if (res != CURLE_OK)
 		err_set(err, "cannot download %s: %s", url,
 		    *ebuf ? ebuf : api.easy_strerror(res));

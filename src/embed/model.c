@@ -171,7 +171,34 @@ complete(const char *dir)
 	    (has_file(dir, "vocab.txt") || has_file(dir, "tokenizer.json"));
 }
 
-/* Fetch what dir lacks of hub id from the endpoint. */
+/*
+ * The Hub refused a required file (r: HUB_MISSING or HUB_DENIED). The
+ * first one, config.json, tells whether the model exists at all: then
+ * the message says so, not that the network is down (issue 15).
+ */
+static int
+refused(const struct model_opts *o, const char *hub, const char *file,
+    int r, struct err *err)
+{
+	if (strcmp(file, model_files[0].name) != 0)
+		return err_set(err, "model '%s' on %s has no %s: thatch needs "
+		    "a BERT model with safetensors weights", hub, o->endpoint,
+		    file);
+	if (r == HUB_MISSING)
+		return err_set(err, "model '%s' does not exist on %s: check "
+		    "the id (THATCH_MODEL, or the one given to model pull)",
+		    hub, o->endpoint);
+	return err_set(err, "model '%s' does not exist on %s, or is private "
+	    "or gated: check the id, or %s", hub, o->endpoint, o->token ?
+	    "give HF_TOKEN access to it" : "set HF_TOKEN to a token that may "
+	    "read it");
+}
+
+/*
+ * Fetch what dir lacks of hub id from the endpoint. Returns 0; -2 when
+ * the Hub refused a required file (err says why, and no retry online
+ * would help); -1 on any other failure.
+ */
 static int
 download(const struct model_opts *o, const char *hub, const char *dir,
     struct err *err)
@@ -191,13 +218,14 @@ download(const struct model_opts *o, const char *hub, const char *dir,
 		    model_files[i].name);
 		path = path_join(dir, model_files[i].name);
 		r = hub_fetch(url, path, o->token, o->progress, err);
-		if (r == 1 && model_files[i].required)
-			err_set(err, "%s answered 404 for %s", o->endpoint,
-			    url);
 		free(url);
 		free(path);
-		if (r < 0 || (r == 1 && model_files[i].required))
+		if (r < 0)
 			return -1;
+		if (r > 0 && model_files[i].required) {
+			refused(o, hub, model_files[i].name, r, err);
+			return -2;
+		}
 	}
 	if (!complete(dir))
 		return err_set(err, "%s has neither vocab.txt nor "
@@ -211,6 +239,7 @@ resolve(const struct model_opts *o, char **dir, struct err *err)
 {
 	const char	*hub = o->id;
 	char		 why[sizeof(err->msg)];
+	int		 r = 0;
 
 	*dir = NULL;
 	if (is_dir(o->id) || strchr("/.~", o->id[0]) != NULL) {
@@ -231,7 +260,12 @@ resolve(const struct model_opts *o, char **dir, struct err *err)
 		return 0;
 	if (!o->download)
 		err_set(err, "it is not in %s", *dir);
-	if (!o->download || download(o, hub, *dir, err) != 0) {
+	if (o->download && (r = download(o, hub, *dir, err)) == -2) {
+		free(*dir);
+		*dir = NULL;
+		return -1;	/* the Hub said no: pulling again would too */
+	}
+	if (!o->download || r != 0) {
 		snprintf(why, sizeof(why), "%s", err->msg);
 		err_set(err, "model '%s' is not available (%s): run `thatch "
 		    "model pull` when online, or set THATCH_MODEL to a model "

@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "host/setup.h"
+#include "host/setup_check.h"
+#include "host/setup_undo.h"
 #include "text/block.h"
 #include "tools/tool.h"
 #include "util/err.h"
@@ -38,6 +40,10 @@ static const char *const	claude_events[][2] = {
 	{ "SessionStart", "reminder" },
 	{ "PostToolBatch", "buffer-batch" },
 	{ "UserPromptSubmit", "flush-tools" },
+};
+
+static const struct text_block_host	claude_block = {
+	TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md", "mcp__thatch__"
 };
 
 static bool
@@ -74,7 +80,11 @@ strip_group(json_t *group)
 	return group;
 }
 
-/* Returns false when the file must be backed up first (invariant 3). */
+/*
+ * Returns false when the file must be backed up first (invariant 3). With
+ * cmd NULL (setup --remove) thatch's entries only go, and so does an event
+ * they alone made up.
+ */
 static bool
 merge_event(json_t *all, const char *event, const char *cmd)
 {
@@ -82,6 +92,8 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	size_t	 i;
 	bool	 clean = true;
 
+	if (cmd == NULL && !json_is_array(old) && !json_is_object(old))
+		return true;	/* nothing setup could have written */
 	groups = json_array();
 	if (json_is_object(old))
 		old = json_pack("[O]", old);
@@ -94,17 +106,25 @@ merge_event(json_t *all, const char *event, const char *cmd)
 	json_array_foreach(old, i, g)
 		if ((kept = strip_group(g)) != NULL)
 			json_array_append_new(groups, kept);
+	if (cmd != NULL)
+		json_array_append_new(groups, json_pack("{s:[{s:s, s:s, s:i}]}",
+		    "hooks", "type", "command", "command", cmd, "timeout",
+		    SETUP_HOOK_TIMEOUT));
+	if (cmd == NULL && json_equal(groups, old))
+		json_decref(groups);	/* none of thatch's: as it is */
+	else if (cmd == NULL && json_array_size(groups) == 0) {
+		json_decref(groups);
+		json_object_del(all, event);
+	} else
+		json_object_set_new(all, event, groups);
 	json_decref(old);
-	json_array_append_new(groups, json_pack("{s:[{s:s, s:s, s:i}]}",
-	    "hooks", "type", "command", "command", cmd, "timeout",
-	    SETUP_HOOK_TIMEOUT));
-	json_object_set_new(all, event, groups);
 	return clean;
 }
 
 /* host-contracts C5: a project .mcp.json server waits for approval. */
 static int
-approve_server(const char *path, struct err *err)
+approve_server(const struct setup_opts *o, const char *path,
+    struct err *err)
 {
 	json_t	*cfg, *list, *v;
 	size_t	 i;
@@ -123,19 +143,34 @@ approve_server(const char *path, struct err *err)
 			break;
 	if (i == json_array_size(list))
 		json_array_append_new(list, json_string("thatch"));
-	rc = setup_json_save(path, cfg, err);
+	rc = setup_json_save(o, path, cfg, err);
 	json_decref(cfg);
 	return rc;
 }
 
-int
-claude_install(const struct setup_opts *o, struct setup_report *r,
-    struct err *err)
+/* Strip "thatch" from enabledMcpjsonServers (the list too, if emptied). */
+static void
+strip_approval(json_t *cfg, void *arg)
 {
-	static const struct text_block_host	host = {
-		TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md",
-		"mcp__thatch__"
-	};
+	json_t	*list = json_object_get(cfg, "enabledMcpjsonServers"), *v;
+	size_t	 i;
+
+	(void)arg;
+	for (i = 0; json_is_array(list) && i < json_array_size(list); ) {
+		v = json_array_get(list, i);
+		if (json_is_string(v) && strcmp(json_string_value(v),
+		    "thatch") == 0)
+			json_array_remove(list, i);
+		else
+			i++;
+	}
+	if (json_is_array(list) && json_array_size(list) == 0)
+		json_object_del(cfg, "enabledMcpjsonServers");
+}
+
+void
+claude_paths(const struct setup_opts *o, struct setup_report *r)
+{
 	const char	*base = o->global ? o->paths->claude_dir :
 			    o->paths->project_dir;
 	char		*dot = o->global ? xstrdup(base) :
@@ -151,12 +186,20 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 		r->approval = path_join(dot, "settings.local.json");
 	}
 	free(dot);
+}
+
+int
+claude_install(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	claude_paths(o, r);
 	if (setup_preflight(r, err) != 0)
 		return -1;
-	if (r->mcp_config != NULL && setup_mcp_entry(r->mcp_config, o->self,
-	    err) != 0)
+	if (r->mcp_config != NULL &&
+	    setup_mcp_entry(o, r->mcp_config, err) != 0)
 		return -1;
-	if (setup_instructions(r->instructions, &host, &r->broken, err) != 0 ||
+	if (setup_instructions(o, r->instructions, &claude_block, &r->broken,
+	    err) != 0 ||
 	    setup_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
 	    sizeof(claude_events[0]), false, merge_event, err) != 0 ||
 	    setup_skills(r->skills_dir, &r->skills_written,
@@ -164,5 +207,68 @@ claude_install(const struct setup_opts *o, struct setup_report *r,
 	    setup_commands(r->commands_dir, TEXT_HOST_CLAUDE,
 	    &r->commands_written, &r->commands_unchanged, err) != 0)
 		return -1;
-	return r->approval != NULL ? approve_server(r->approval, err) : 0;
+	return r->approval != NULL ? approve_server(o, r->approval, err) : 0;
+}
+
+int
+claude_remove(const struct setup_opts *o, struct setup_report *r,
+    struct err *err)
+{
+	char	*dot;
+	int	 rc;
+
+	claude_paths(o, r);
+	if (setup_preflight(r, err) != 0)
+		return -1;
+	if ((r->mcp_config != NULL && setup_undo_mcp(o, r->mcp_config,
+	    &r->undo_mcp, err) != 0) ||
+	    setup_undo_block(o, r->instructions, claude_block.start,
+	    TEXT_BLOCK_END, &r->undo_instructions, err) != 0 ||
+	    setup_undo_hooks(o, r->hooks, claude_events, sizeof(claude_events) /
+	    sizeof(claude_events[0]), false, merge_event, &r->undo_hooks,
+	    err) != 0 ||
+	    setup_undo_skills(r->skills_dir, false, &r->skills_removed,
+	    err) != 0 ||
+	    setup_undo_commands(r->commands_dir, &r->commands_removed,
+	    err) != 0)
+		return -1;
+	rc = r->approval != NULL ? setup_undo_json(o, r->approval,
+	    strip_approval, NULL, &r->undo_approval, err) : 0;
+	dot = path_dirname(r->hooks);
+	setup_undo_prune(dot);
+	free(dot);
+	return rc;
+}
+
+void
+claude_check(const struct setup_opts *o, struct setup_check *c)
+{
+	struct setup_report	 r;
+	char			*user, *self;
+	bool			 rest;
+	int			 found;
+
+	claude_paths(o, &r);
+	setup_check_block(c, r.instructions, claude_block.start,
+	    TEXT_BLOCK_END);
+	setup_check_hooks(c, r.hooks, claude_events, sizeof(claude_events) /
+	    sizeof(claude_events[0]), true);
+	if (r.mcp_config != NULL)
+		setup_check_mcp(c, r.mcp_config);
+	else {
+		/* `claude mcp add --scope user` keeps it in .claude.json */
+		user = path_join(path_env("CLAUDE_CONFIG_DIR") != NULL ?
+		    o->paths->claude_dir : o->paths->home, ".claude.json");
+		found = c->found;
+		rest = found == c->expected && c->problems.len == 0;
+		setup_check_mcp(c, user);
+		if (c->found == found && (self = setup_self(NULL)) != NULL) {
+			c->fix = xasprintf("run %s`claude mcp add --scope user "
+			    "thatch -- %s mcp`", rest ? "" : "`thatch setup "
+			    "--claude --global` and ", self);
+			free(self);
+		}
+		free(user);
+	}
+	setup_report_release(&r);
 }

@@ -3,6 +3,7 @@
 #define THATCH_HOST_CURSOR_H
 
 struct err;
+struct setup_check;
 struct setup_opts;
 struct setup_report;
 
@@ -14,5 +15,19 @@ struct setup_report;
  */
 int	cursor_install(const struct setup_opts *, struct setup_report *,
 	    struct err *);
+
+/*
+ * setup --remove for Cursor: take out exactly what cursor_install writes
+ * for that scope, as claude_remove does for Claude Code. Returns 0, or -1
+ * with err set.
+ */
+int	cursor_remove(const struct setup_opts *, struct setup_report *,
+	    struct err *);
+
+/* What of cursor_install's work is in place for o's scope, for doctor. */
+void	cursor_check(const struct setup_opts *, struct setup_check *);
+
+/* The files cursor_install writes for o's scope, into a zeroed report. */
+void	cursor_paths(const struct setup_opts *, struct setup_report *);
 
 #endif

@@ -12,7 +12,10 @@
  *     hook_read keeps HOOK_STRING_MAX bytes of each JSON string as it
  *     reads (queue_clip_feed: a 50 MB tool output costs a pass over it,
  *     not 50 MB), refuses input with more than HOOK_INPUT_MAX bytes of
- *     the rest, and stops reading after HOOK_STDIN_MAX. Everything a hook
+ *     the rest, and stops reading after HOOK_STDIN_MAX. Bytes that are not
+ *     UTF-8 read as U+FFFD (utf8_repair), as the hosts' JavaScript would
+ *     have decoded them: one bad byte in a tool's output costs that byte,
+ *     not the hook. Everything a hook
  *     uses of a string is far shorter than the bound (outputs and args
  *     are cut to at most 1000 units when queued, a prompt is embedded
  *     from its first 512 tokens).
@@ -39,13 +42,14 @@
 #include "util/num.h"
 #include "util/path.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 json_t *
 hook_read(int fd, struct err *err)
 {
 	struct queue_clip c = { .state = QUEUE_CLIP_OUT };
-	struct sbuf	 sb = SBUF_INIT;
+	struct sbuf	 sb = SBUF_INIT, text = SBUF_INIT;
 	unsigned char	 buf[65536];
 	size_t		 total = 0;
 	ssize_t		 n;
@@ -71,12 +75,15 @@ hook_read(int fd, struct err *err)
 			goto out;
 		}
 	}
-	v = jsonx_parse(sb.buf, sb.len, "hook input", err);
+	sbuf_init(&text);
+	utf8_repair(&text, sb.buf, sb.len);
+	v = jsonx_parse(text.buf, text.len, "hook input", err);
 	if (v != NULL && !json_is_object(v)) {
 		json_decref(v);
 		v = json_object();
 	}
 out:
+	sbuf_release(&text);
 	sbuf_release(&sb);
 	return v;
 }

@@ -41,6 +41,9 @@
 #include "core/repo.h"
 #include "core/store.h"
 #include "host/hook.h"
+#include "host/opencode_alerts.h"
+#include "host/opencode_watch.h"
+#include "host/opencode_wrapup.h"
 #include "host/setup.h"
 #include "text/nudge.h"
 #include "text/opencode.h"
@@ -74,6 +77,9 @@ struct opencode {
 	struct idset	  compacting, tasks, dispatched, ran;
 	int		  warm;		/* next warm-up step, -1 done */
 	bool		  refresh_hygiene;	/* the cache is behind */
+	struct opencode_alerts *alerts;		/* owned (B3) */
+	struct opencode_wrapups *wrapups;	/* owned (B8) */
+	struct opencode_watch *watch;		/* owned (B7) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -298,7 +304,7 @@ op_init(struct opencode *oc, const json_t *req, json_t *res,
 	(void)req;
 	(void)actions;
 	for (t = tool_table; *t != NULL; t++) {
-		if (!((*t)->flags & TOOL_MCP))
+		if (!((*t)->flags & TOOL_OPENCODE))
 			continue;
 		json_array_append_new(list, json_pack("{s:s+,s:s,s:o}",
 		    "name", TEXT_OPENCODE_PREFIX, (*t)->name, "description",
@@ -309,6 +315,12 @@ op_init(struct opencode *oc, const json_t *req, json_t *res,
 	dir = path_join(oc->tools->paths->config_home, "opencode/skills");
 	if (setup_skills_for(dir, true, &w, &u, err) != 0)
 		report("skills", err);
+	free(dir);
+	/* and the /thatch commands, wrap-ups included (§9.6) */
+	dir = path_join(oc->tools->paths->config_home,
+	    "opencode/command/thatch");
+	if (setup_commands(dir, TEXT_HOST_OPENCODE, &w, &u, err) != 0)
+		report("commands", err);
 	free(dir);
 	return 0;
 }
@@ -326,7 +338,7 @@ op_system(struct opencode *oc, const json_t *req, json_t *res,
 	(void)res;
 	(void)err;
 	for (t = tool_table; *t != NULL && n + 1 < 64; t++)
-		if ((*t)->flags & TOOL_MCP)
+		if ((*t)->flags & TOOL_OPENCODE)
 			names[n++] = (*t)->name;
 	names[n] = NULL;
 	sbuf_init(&sb);
@@ -604,14 +616,14 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 	if (name != NULL && strncmp(name, TEXT_OPENCODE_PREFIX,
 	    strlen(TEXT_OPENCODE_PREFIX)) == 0)
 		t = tool_find(name + strlen(TEXT_OPENCODE_PREFIX));
-	if (t == NULL || !(t->flags & TOOL_MCP)) {
+	if (t == NULL || !(t->flags & TOOL_OPENCODE)) {
 		err_set(err, "Unknown tool: %s", name ? name : "undefined");
 		return -1;
 	}
 	if (json_is_null(args))
 		args = NULL;
 	repo(oc);
-	oc->caller = jsonx_str(req, "sessionID");
+	oc->caller = oc->tools->session = jsonx_str(req, "sessionID");
 	sbuf_init(&text);
 	if (tool_validate(t, args, &text) != 0)
 		failed = true;
@@ -637,7 +649,7 @@ op_tool(struct opencode *oc, const json_t *req, json_t *res,
 		    "not released and will be offered again: %s", terr.msg);
 		failed = true;
 	}
-	oc->caller = NULL;
+	oc->caller = oc->tools->session = NULL;
 	log_debug("opencode:call", "%s -> %s", t->name, failed ? "error" :
 	    "ok");
 	json_object_set_new(res, "output", json_string(text.buf));
@@ -804,6 +816,12 @@ op_event(struct opencode *oc, const json_t *req, json_t *res,
 	if (type == NULL || (sid = event_session(props)) == NULL)
 		return 0;
 	log_debug("opencode:event", "%s %s", type, sid);
+	/* a wrap-up resolves first: an exit's idle is not "done" (B3) */
+	if (opencode_wrapups_event(oc->wrapups, oc->tools, type, props,
+	    actions) == WRAPUP_EXIT)
+		opencode_alerts_quiet(oc->alerts, sid);
+	opencode_alerts_event(oc->alerts, oc->tools, type, props);
+	opencode_watch_event(oc->watch, type, props, actions);
 	if (strcmp(type, "session.created") == 0) {
 		if (jsonx_str(info, "parentID") == NULL)
 			reminder(oc, sid, actions);
@@ -887,6 +905,19 @@ op_spawn_failed(struct opencode *oc, const json_t *req, json_t *res,
 	return 0;
 }
 
+/* command.execute.before (§9.2): a wrap-up command marks its session. */
+static int
+op_command(struct opencode *oc, const json_t *req, json_t *res,
+    json_t *actions, struct err *err)
+{
+	(void)res;
+	(void)actions;
+	(void)err;
+	opencode_wrapups_command(oc->wrapups, jsonx_str(req, "command"),
+	    jsonx_str(req, "sessionID"));
+	return 0;
+}
+
 /* A failure the plugin met (it has said it on stderr): the debug log. */
 static int
 op_log(struct opencode *oc, const json_t *req, json_t *res,
@@ -916,6 +947,7 @@ static const struct {
 	{ "spawned", op_spawned },
 	{ "spawn_failed", op_spawn_failed },
 	{ "log", op_log },
+	{ "command", op_command },
 };
 
 json_t *
@@ -960,6 +992,9 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->repo_fn = repo_fn;
 	oc->repo_arg = arg;
 	oc->dir = path_join(paths->queue_dir, "opencode");
+	oc->alerts = opencode_alerts_new();
+	oc->wrapups = opencode_wrapups_new();
+	oc->watch = opencode_watch_new(&oc->ctx);
 	return oc;
 }
 
@@ -972,6 +1007,9 @@ opencode_free(struct opencode *oc)
 	idset_free(&oc->tasks);
 	idset_free(&oc->dispatched);
 	idset_free(&oc->ran);
+	opencode_alerts_free(oc->alerts);
+	opencode_wrapups_free(oc->wrapups);
+	opencode_watch_free(oc->watch);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);
@@ -1080,6 +1118,9 @@ opencode_run(struct opencode *oc, int in, int out, struct err *err)
 				warm_step(oc);
 			continue;
 		}
+		/* watchers poll while the plugin is quiet (B7) */
+		if ((rc = opencode_watch_wait(oc->watch, in, out, err)) != 0)
+			goto out;
 		r = read(in, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;

@@ -20,17 +20,23 @@
 #include "host/opencode_setup.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "host/setup.h"
+#include "host/setup_check.h"
+#include "host/setup_undo.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
+
+/* The $schema a config thatch creates starts with. */
+#define OPENCODE_SCHEMA	"https://opencode.ai/config.json"
 
 void
 opencode_report_release(struct opencode_report *r)
@@ -156,7 +162,7 @@ load_config(const char *path, const char *entry, struct err *err)
 	if ((rc = fileio_read(path, &sb, err)) < 0)
 		goto out;
 	if (rc == 1) {
-		v = json_pack("{s:s}", "$schema", "https://opencode.ai/config.json");
+		v = json_pack("{s:s}", "$schema", OPENCODE_SCHEMA);
 		goto out;
 	}
 	if ((v = json_loadb(sb.buf, sb.len, JSON_DECODE_ANY, NULL)) != NULL &&
@@ -257,7 +263,7 @@ opencode_install(const struct setup_opts *o, struct opencode_report *r,
 	}
 	dir = path_dirname(r->config);
 	if (path_mkdir_p(dir, 0755, err) != 0 ||
-	    setup_json_save(r->config, cfg, err) != 0) {
+	    setup_json_save(o, r->config, cfg, err) != 0) {
 		free(dir);
 		goto out;
 	}
@@ -276,4 +282,147 @@ out:
 	free(url);
 	free(exe);
 	return rc;
+}
+
+/* Strip thatch's plugin entries (invariant 1), and what setup made. */
+static void
+strip_plugin(json_t *cfg, void *arg)
+{
+	json_t		*plugins = json_object_get(cfg, "plugin");
+	const char	*schema;
+	size_t		 i;
+
+	(void)arg;
+	for (i = 0; json_is_array(plugins) && i < json_array_size(plugins); )
+		if (ours(json_array_get(plugins, i)))
+			json_array_remove(plugins, i);
+		else
+			i++;
+	if (json_is_array(plugins) && json_array_size(plugins) == 0)
+		json_object_del(cfg, "plugin");
+	schema = jsonx_str(cfg, "$schema");
+	if (json_object_size(cfg) == 1 && schema != NULL &&
+	    strcmp(schema, OPENCODE_SCHEMA) == 0)
+		json_object_del(cfg, "$schema");  /* load_config's */
+}
+
+/* A JSONC config (invariant 2) that still names thatch: edit by hand. */
+static int
+refuse_jsonc(const char *path, struct err *err)
+{
+	struct sbuf	 sb = SBUF_INIT, plain = SBUF_INIT;
+	json_t		*v = NULL, *plugins;
+	size_t		 i;
+	int		 rc = 0;
+
+	sbuf_init(&sb);
+	sbuf_init(&plain);
+	if (fileio_read(path, &sb, NULL) == 0 && (v = json_loadb(sb.buf,
+	    sb.len, JSON_DECODE_ANY, NULL)) == NULL) {
+		jsonc_strip(sb.buf, sb.len, &plain);
+		v = json_loadb(plain.buf, plain.len, JSON_DECODE_ANY, NULL);
+		plugins = json_object_get(v, "plugin");
+		for (i = 0; json_is_array(plugins) &&
+		    i < json_array_size(plugins); i++)
+			if (ours(json_array_get(plugins, i)))
+				rc = err_set(err, "%s has comments, which "
+				    "thatch would lose if it rewrote the file; "
+				    "remove thatch's entry from its \"plugin\" "
+				    "array by hand", path);
+	}
+	json_decref(v);
+	sbuf_release(&plain);
+	sbuf_release(&sb);
+	return rc;
+}
+
+int
+opencode_remove(const struct setup_opts *o, struct opencode_report *r,
+    struct err *err)
+{
+	char	*dir;
+	int	 rc;
+
+	memset(r, 0, sizeof(*r));
+	dir = o->global ? path_join(o->paths->config_home, "opencode") :
+	    xstrdup(o->paths->project_dir);
+	r->config = config_path(dir);
+	free(dir);
+	r->skills_dir = path_join(o->paths->config_home, "opencode/skills");
+	r->commands_dir = path_join(o->paths->config_home,
+	    "opencode/command/thatch");
+	if ((dir = fileio_resolve(r->config, err)) == NULL)
+		return -1;
+	free(dir);
+	if (setup_undo_json(o, r->config, strip_plugin, NULL, &r->undo_config,
+	    err) != 0 ||
+	    setup_undo_skills(r->skills_dir, true, &r->skills_removed,
+	    err) != 0 ||
+	    setup_undo_commands(r->commands_dir, &r->commands_removed,
+	    err) != 0)
+		return -1;
+	rc = refuse_jsonc(r->config, err);
+	dir = path_join(o->paths->config_home, "opencode");
+	setup_undo_prune(dir);
+	free(dir);
+	return rc;
+}
+
+/* The path of a file:// URL, %XX decoded (file_url's reverse). */
+static char *
+url_path(const char *url)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	const char	*p;
+	unsigned int	 byte;
+
+	sbuf_init(&sb);
+	for (p = url + 7; *p != '\0'; p++) {
+		if (*p == '%' && sscanf(p + 1, "%2x", &byte) == 1) {
+			sbuf_addc(&sb, (char)byte);
+			p += 2;
+		} else
+			sbuf_addc(&sb, *p);
+	}
+	return sbuf_detach(&sb, NULL);
+}
+
+void
+opencode_check(const struct setup_opts *o, struct setup_check *c)
+{
+	json_t		*cfg, *plugins, *e = NULL;
+	const char	*url, *prog;
+	char		*dir, *config, *module, what[512];
+	size_t		 i;
+
+	dir = o->global ? path_join(o->paths->config_home, "opencode") :
+	    xstrdup(o->paths->project_dir);
+	config = config_path(dir);
+	free(dir);
+	cfg = setup_check_load(config);
+	plugins = json_object_get(cfg, "plugin");
+	for (i = 0; json_is_array(plugins) && i < json_array_size(plugins) &&
+	    e == NULL; i++)
+		if (ours(json_array_get(plugins, i)))
+			e = json_array_get(plugins, i);
+	c->expected++;
+	snprintf(what, sizeof(what), "the plugin entry in %s", config);
+	url = json_is_array(e) ? json_string_value(json_array_get(e, 0)) :
+	    json_string_value(e);
+	if (e == NULL)
+		setup_check_problem(c, "no thatch plugin entry in %s", config);
+	else if (strncmp(url, "file://", 7) == 0) {
+		c->found++;
+		module = url_path(url);
+		if (!fileio_exists(module))
+			setup_check_problem(c, "%s names %s, which does not "
+			    "exist", what, module);
+		free(module);
+		prog = jsonx_str(json_array_get(e, 1), "thatch");
+		if (prog != NULL)
+			setup_check_program(c, prog, false, what);
+	} else
+		c->found++;	/* the original's npm package */
+	json_decref(cfg);
+	free(config);
 }

@@ -4,8 +4,10 @@
 
 #include <stdbool.h>
 
+#include "host/setup.h"
+
 struct err;
-struct setup_opts;
+struct setup_check;
 
 /* The plugin module's file name, installed under $PREFIX/share/thatch/. */
 #define OPENCODE_PLUGIN_FILE	"thatch.js"
@@ -19,6 +21,9 @@ struct opencode_report {
 	char	*commands_dir;	/* the /thatch/<action> command files */
 	int	 commands_written, commands_unchanged;
 	bool	 dropped_mcp;	/* an old mcp.thatch entry was removed */
+	/* --remove: what became of config, and how many files went */
+	enum setup_undo	 undo_config;
+	int	 skills_removed, commands_removed;
 };
 
 void	opencode_report_release(struct opencode_report *);
@@ -37,5 +42,22 @@ void	opencode_report_release(struct opencode_report *);
  */
 int	opencode_install(const struct setup_opts *, struct opencode_report *,
 	    struct err *);
+
+/*
+ * setup --remove for opencode: thatch's plugin entries leave the scope's
+ * config (deleted when nothing else is left in it), and the skills and
+ * commands leave CONFIG_HOME/opencode (every project's plugin start puts
+ * them back while another project still uses thatch). A JSONC config that
+ * still names thatch is refused, untouched, with what to remove by hand.
+ * Returns 0, or -1 with err set.
+ */
+int	opencode_remove(const struct setup_opts *, struct opencode_report *,
+	    struct err *);
+
+/*
+ * What of opencode_install's work is in place for o's scope: a thatch
+ * plugin entry, whose module and program exist. For doctor.
+ */
+void	opencode_check(const struct setup_opts *, struct setup_check *);
 
 #endif

@@ -23,6 +23,12 @@
  *  5. In a host's commands directory only the thatch/ folder is touched;
  *     in it, a *.md that no action renders is removed (a renamed or
  *     retired action), anything else is left alone.
+ *  6. The first time setup changes a file the user already had (a config
+ *     or instructions file, never a skill or command file, which are
+ *     thatch's), its bytes are kept, private, in
+ *     CONFIG_HOME/thatch/setup/<SHA-256 of the path> until --remove, so
+ *     that --remove can give them back exactly (setup_undo.c invariant
+ *     6). A later run keeps the first copy: only it is from before.
  */
 #include "host/setup.h"
 
@@ -40,6 +46,7 @@
 #include "host/mcp.h"
 #include "text/block.h"
 #include "text/skills.h"
+#include "text/wrapups.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -47,6 +54,7 @@
 #include "util/log.h"
 #include "util/path.h"
 #include "util/sbuf.h"
+#include "util/sha256.h"
 #include "util/spawn.h"
 #include "util/xmalloc.h"
 
@@ -156,10 +164,45 @@ setup_backup(const char *path, struct err *err)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Write data to path unless it already holds exactly that. */
-static int
-write_if_changed(const char *path, const char *data, size_t len,
-    bool *changed, struct err *err)
+char *
+setup_original(const struct setup_opts *o, const char *path)
+{
+	char	hex[SHA256_HEX_LEN], *name, *file;
+
+	sha256_hex(path, strlen(path), hex);
+	name = xasprintf(SETUP_ORIGINALS "/%s", hex);
+	file = path_join(o->paths->config_home, name);
+	free(name);
+	return file;
+}
+
+/*
+ * Invariant 6: the bytes of a user's file before setup first changes it
+ * (old NULL: there was no file, so a copy left from an earlier one is
+ * stale). Losing them costs only the exact bytes on --remove, so a
+ * failure is a warning, not a failed install.
+ */
+static void
+keep_original(const struct setup_opts *o, const char *path,
+    const struct sbuf *old)
+{
+	struct err	 err;
+	char		*file = setup_original(o, path), *dir;
+
+	dir = path_dirname(file);
+	if (old == NULL)
+		(void)unlink(file);
+	else if (!fileio_exists(file) && (path_mkdir_p(dir, 0700, &err) != 0 ||
+	    fileio_write_atomic(file, old->buf, old->len, 0600, &err) != 0))
+		log_warn("cannot keep the original of %s for setup --remove: "
+		    "%s", path, err.msg);
+	free(dir);
+	free(file);
+}
+
+int
+setup_write(const struct setup_opts *keep, const char *path, const char *data,
+    size_t len, bool *changed, struct err *err)
 {
 	struct sbuf	 old = SBUF_INIT;
 	int		 rc;
@@ -168,6 +211,8 @@ write_if_changed(const char *path, const char *data, size_t len,
 	rc = fileio_read(path, &old, NULL);
 	*changed = !(rc == 0 && old.len == len &&
 	    memcmp(old.buf, data, len) == 0);
+	if (*changed && keep != NULL)
+		keep_original(keep, path, rc == 0 ? &old : NULL);
 	sbuf_release(&old);
 	if (!*changed)
 		return 0;
@@ -175,7 +220,8 @@ write_if_changed(const char *path, const char *data, size_t len,
 }
 
 int
-setup_json_save(const char *path, const json_t *v, struct err *err)
+setup_json_save(const struct setup_opts *o, const char *path, const json_t *v,
+    struct err *err)
 {
 	struct sbuf	sb = SBUF_INIT;
 	bool		changed;
@@ -184,7 +230,7 @@ setup_json_save(const char *path, const json_t *v, struct err *err)
 	sbuf_init(&sb);
 	jsonx_dump_sbuf(&sb, v, 2);
 	sbuf_addc(&sb, '\n');
-	rc = write_if_changed(path, sb.buf, sb.len, &changed, err);
+	rc = setup_write(o, path, sb.buf, sb.len, &changed, err);
 	sbuf_release(&sb);
 	return rc;
 }
@@ -244,13 +290,13 @@ setup_hooks(const struct setup_opts *o, const char *path,
 		free(cmd);
 	}
 	if (clean || setup_backup(path, err) == 0)
-		rc = setup_json_save(path, cfg, err);
+		rc = setup_json_save(o, path, cfg, err);
 	json_decref(cfg);
 	return rc;
 }
 
 int
-setup_mcp_entry(const char *path, const char *self, struct err *err)
+setup_mcp_entry(const struct setup_opts *o, const char *path, struct err *err)
 {
 	json_t	*cfg, *servers, *entry;
 	int	 rc;
@@ -264,16 +310,16 @@ setup_mcp_entry(const char *path, const char *self, struct err *err)
 	}
 	/* the whole entry is ours: no env (§3.2, host-contracts C12) */
 	entry = json_pack("{s:s, s:s, s:[s]}", "type", "stdio", "command",
-	    self, "args", "mcp");
+	    o->self, "args", "mcp");
 	json_object_set_new(servers, "thatch", entry);
-	rc = setup_json_save(path, cfg, err);
+	rc = setup_json_save(o, path, cfg, err);
 	json_decref(cfg);
 	return rc;
 }
 
 int
-setup_block(const char *path, const char *block, const char *start,
-    const char *end, bool *broken, struct err *err)
+setup_block(const struct setup_opts *o, const char *path, const char *block,
+    const char *start, const char *end, bool *broken, struct err *err)
 {
 	struct sbuf	 old = SBUF_INIT, out = SBUF_INIT;
 	const char	*s, *e;
@@ -305,7 +351,7 @@ setup_block(const char *path, const char *block, const char *start,
 		sbuf_adds(&out, block);
 		sbuf_addc(&out, '\n');
 	}
-	rc = write_if_changed(path, out.buf, out.len, &changed, err);
+	rc = setup_write(o, path, out.buf, out.len, &changed, err);
 out:
 	sbuf_release(&old);
 	sbuf_release(&out);
@@ -313,8 +359,8 @@ out:
 }
 
 int
-setup_instructions(const char *path, const struct text_block_host *h,
-    bool *broken, struct err *err)
+setup_instructions(const struct setup_opts *o, const char *path,
+    const struct text_block_host *h, bool *broken, struct err *err)
 {
 	const struct tool *const	*t;
 	const char			**names;
@@ -330,7 +376,7 @@ setup_instructions(const char *path, const struct text_block_host *h,
 			names[n++] = (*t)->name;
 	sbuf_init(&block);
 	text_block_render(&block, h, names);
-	rc = setup_block(path, block.buf, h->start, TEXT_BLOCK_END, broken,
+	rc = setup_block(o, path, block.buf, h->start, TEXT_BLOCK_END, broken,
 	    err);
 	sbuf_release(&block);
 	free(names);
@@ -375,13 +421,8 @@ shipped(const char *name, bool opencode)
 	return false;
 }
 
-/*
- * §8.3 stale cleanup: thatch-* directories and links no longer shipped.
- * A link is unlinked, never followed; regular files and other names are
- * left alone.
- */
-static void
-remove_stale(const char *dir, bool opencode)
+void
+setup_skills_stale(const char *dir, bool opencode)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -421,7 +462,7 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 	*written = *unchanged = 0;
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		return -1;
-	remove_stale(dir, opencode);
+	setup_skills_stale(dir, opencode);
 	/*
 	 * §8.3 rule 2 (the pre-rename names, only up to version 0.1.35) never
 	 * applies: thatch's own version line starts above it.
@@ -431,7 +472,7 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 			continue;
 		name = xasprintf("%s/SKILL.md", text_skills[i].name);
 		file = path_join(dir, name);
-		rc = write_if_changed(file, text_skills[i].content,
+		rc = setup_write(NULL, file, text_skills[i].content,
 		    strlen(text_skills[i].content), &changed, err);
 		if (rc == 0 && changed)
 			(*written)++;
@@ -443,9 +484,10 @@ setup_skills_for(const char *dir, bool opencode, int *written, int *unchanged,
 	return rc;
 }
 
-/* Stale command files: *.md in dir that no action renders (invariant 5). */
+/* Stale command files: *.md in dir that no action renders (invariant 5);
+ * opencode's also has the wrap-ups (text/wrapups.h). */
 static void
-remove_stale_commands(const char *dir)
+remove_stale_commands(const char *dir, enum text_host h)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -461,7 +503,8 @@ remove_stale_commands(const char *dir)
 			continue;
 		name = xstrndup(de->d_name, n - 3);
 		path = path_join(dir, de->d_name);
-		if (text_action_find(name) == NULL && lstat(path, &st) == 0 &&
+		if (text_action_find(name) == NULL && (h != TEXT_HOST_OPENCODE ||
+		    text_wrapup_find(name) == NULL) && lstat(path, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
 			unlink(path);
 		free(path);
@@ -470,35 +513,77 @@ remove_stale_commands(const char *dir)
 	closedir(d);
 }
 
-int
-setup_commands(const char *dir, enum text_host h, int *written,
-    int *unchanged, struct err *err)
+static int
+write_command(const char *dir, const struct text_action *a, enum text_host h,
+    int *written, int *unchanged, struct err *err)
 {
 	struct sbuf	 body = SBUF_INIT;
 	char		*file, *name;
 	bool		 changed;
-	size_t		 i;
-	int		 rc = 0;
+	int		 rc;
+
+	sbuf_init(&body);
+	text_action_file(&body, a, h);
+	name = xasprintf("%s.md", a->name);
+	file = path_join(dir, name);
+	rc = setup_write(NULL, file, body.buf, body.len, &changed, err);
+	if (rc == 0)
+		(*(changed ? written : unchanged))++;
+	free(file);
+	free(name);
+	sbuf_release(&body);
+	return rc;
+}
+
+int
+setup_commands(const char *dir, enum text_host h, int *written,
+    int *unchanged, struct err *err)
+{
+	size_t	i;
+	int	rc = 0;
 
 	*written = *unchanged = 0;
 	if (path_mkdir_p(dir, 0755, err) != 0)
 		return -1;
-	remove_stale_commands(dir);
-	for (i = 0; i < text_nactions && rc == 0; i++) {
-		sbuf_init(&body);
-		text_action_file(&body, &text_actions[i], h);
-		name = xasprintf("%s.md", text_actions[i].name);
-		file = path_join(dir, name);
-		rc = write_if_changed(file, body.buf, body.len, &changed, err);
-		if (rc == 0)
-			(*(changed ? written : unchanged))++;
-		free(file);
-		free(name);
-		sbuf_release(&body);
-	}
+	remove_stale_commands(dir, h);
+	for (i = 0; i < text_nactions && rc == 0; i++)
+		rc = write_command(dir, &text_actions[i], h, written,
+		    unchanged, err);
+	for (i = 0; h == TEXT_HOST_OPENCODE && i < text_nwrapups && rc == 0;
+	    i++)
+		rc = write_command(dir, &text_wrapups[i], h, written,
+		    unchanged, err);
 	log_debug("setup:commands", "%s: %d written, %d unchanged", dir,
 	    *written, *unchanged);
 	return rc;
+}
+
+char *
+setup_project_top(struct paths *p)
+{
+	const char *const	 argv[] = { "git", "rev-parse",
+				    "--show-toplevel", NULL };
+	struct sbuf		 out = SBUF_INIT;
+	char			 here[PATH_MAX], top[PATH_MAX];
+	char			*from = NULL;
+	int			 status;
+
+	if (path_env("CURSOR_PROJECT_DIR") != NULL ||
+	    path_env("CLAUDE_PROJECT_DIR") != NULL)
+		return NULL;	/* the host, or the user, named it */
+	sbuf_init(&out);
+	if (spawn_capture(argv, p->project_dir, 5000, &out, &status,
+	    NULL) == 0 && status == 0) {
+		sbuf_rtrim(&out);
+		if (out.len > 0 && realpath(out.buf, top) != NULL &&
+		    realpath(p->project_dir, here) != NULL &&
+		    strcmp(top, here) != 0) {
+			from = p->project_dir;
+			p->project_dir = xstrdup(top);
+		}
+	}
+	sbuf_release(&out);
+	return from;
 }
 
 void

@@ -13,10 +13,25 @@ struct mcp_setup;
 struct paths;
 struct text_block_host;
 
+/* Under CONFIG_HOME: the user's files as they were before setup. */
+#define SETUP_ORIGINALS	"thatch/setup"
+
 /* Seconds a host waits for a thatch hook (host-contracts C11). */
 #define SETUP_HOOK_TIMEOUT	30
 
-/* What one host's install did, for the summary; strings owned. */
+/*
+ * What `setup --remove` did to one file: found nothing of thatch's in it
+ * (or no file), took thatch's part out, deleted it because nothing else
+ * was left, or left a damaged block alone.
+ */
+enum setup_undo {
+	SETUP_UNDO_NONE,
+	SETUP_UNDO_EDITED,
+	SETUP_UNDO_DELETED,
+	SETUP_UNDO_BROKEN,
+};
+
+/* What one host's install (or removal) did, for the summary; strings owned. */
 struct setup_report {
 	char	*mcp_config;	/* NULL: none written (Claude global) */
 	char	*instructions;
@@ -27,6 +42,10 @@ struct setup_report {
 	char	*approval;	/* Claude: settings.local.json, or NULL */
 	char	*commands_dir;	/* Claude: commands/thatch, or NULL */
 	int	 commands_written, commands_unchanged;
+	/* --remove: what became of each file above, and how many went */
+	enum setup_undo	 undo_mcp, undo_instructions, undo_hooks;
+	enum setup_undo	 undo_approval;
+	int	 skills_removed, commands_removed;
 };
 
 void	setup_report_release(struct setup_report *);
@@ -78,7 +97,8 @@ int	setup_preflight(const struct setup_report *, struct err *);
  * Like every file setup writes, through fileio_rewrite: a symbolic link is
  * written through, the mode and owner of an existing file are kept.
  */
-int	setup_json_save(const char *path, const json_t *v, struct err *);
+int	setup_json_save(const struct setup_opts *, const char *path,
+	    const json_t *v, struct err *);
 
 /*
  * One host's hooks file (§3.6): for each row of events ({event, args}),
@@ -95,9 +115,11 @@ int	setup_hooks(const struct setup_opts *, const char *path,
 
 /*
  * Set mcpServers.thatch in the MCP config at path to the stdio entry
- * {type, command, args:["mcp"]} (§3.2), keeping every other server and key.
+ * {type, command: o->self, args:["mcp"]} (§3.2), keeping every other
+ * server and key.
  */
-int	setup_mcp_entry(const char *path, const char *self, struct err *);
+int	setup_mcp_entry(const struct setup_opts *, const char *path,
+	    struct err *);
 
 /*
  * Put block (start marker ... end marker) into the instructions file at
@@ -106,15 +128,16 @@ int	setup_mcp_entry(const char *path, const char *self, struct err *);
  * start marker without an end marker after it is left alone and *broken
  * set. Unchanged content is not rewritten.
  */
-int	setup_block(const char *path, const char *block, const char *start,
-	    const char *end, bool *broken, struct err *);
+int	setup_block(const struct setup_opts *, const char *path,
+	    const char *block, const char *start, const char *end,
+	    bool *broken, struct err *);
 
 /*
  * setup_block with the instruction block for host h, whose tool list is
  * the tool table's MCP tools.
  */
-int	setup_instructions(const char *path, const struct text_block_host *h,
-	    bool *broken, struct err *);
+int	setup_instructions(const struct setup_opts *, const char *path,
+	    const struct text_block_host *h, bool *broken, struct err *);
 
 /*
  * Install the shared skills into dir (§8.3): remove thatch-* entries that
@@ -139,6 +162,41 @@ int	setup_skills_for(const char *dir, bool opencode, int *written,
  */
 int	setup_commands(const char *dir, enum text_host, int *written,
 	    int *unchanged, struct err *);
+
+/*
+ * Write data to path unless it already holds exactly that (*changed says
+ * which), through fileio_rewrite (invariant 4). Every file setup writes,
+ * and setup --remove rewrites, goes through here. With keep (the user's
+ * files, not skills or commands) the file's bytes before setup first
+ * changes it are kept for --remove (invariant 6).
+ */
+int	setup_write(const struct setup_opts *keep, const char *path,
+	    const char *data, size_t len, bool *changed, struct err *);
+
+/*
+ * Where the bytes path held before setup first changed it are kept
+ * (setup.c invariant 6). New string.
+ */
+char	*setup_original(const struct setup_opts *, const char *path);
+
+/*
+ * §8.3 stale cleanup in the skills folder dir: thatch-* directories and
+ * links that no longer ship (opencode: its own set counts too) are
+ * removed, a link unlinked and never followed; regular files and other
+ * names are left alone.
+ */
+void	setup_skills_stale(const char *dir, bool opencode);
+
+/*
+ * Where project scope writes when PROJECT_DIR came from the working
+ * directory (neither CLAUDE_PROJECT_DIR nor CURSOR_PROJECT_DIR is set)
+ * and that is below the top of a git work tree: the top, which is where
+ * every host looks for project files from any of its subdirectories
+ * (host-contracts §1.1, §2.1, §3.1). p->project_dir is replaced by it and
+ * the directory run from is returned (new string) for the caller to say
+ * so; NULL when nothing changed.
+ */
+char	*setup_project_top(struct paths *p);
 
 /*
  * The MCP server's auto-refresh (hosts-hooks-cli §2.7), shaped for

@@ -234,6 +234,67 @@ sideband_up(const struct paths *p)
 	return n > 0;
 }
 
+/*
+ * Whether the server at path answers a line within timeout_ms: a request
+ * of no known method gets {"ok":false,...} back (§10.4), which proves it
+ * reads and answers without making it do any work.
+ */
+static enum sideband_state
+probe_one(const char *path, int timeout_ms)
+{
+	struct sockaddr_un	 sun;
+	struct timeval		 tv = { timeout_ms / 1000,
+				    (timeout_ms % 1000) * 1000 };
+	static const char	 ping[] = "{\"method\":\"ping\"}\n";
+	struct sbuf		 in = SBUF_INIT;
+	enum sideband_state	 state = SIDEBAND_SILENT;
+	char			 buf[512];
+	json_t			*v;
+	ssize_t			 n;
+	int			 fd;
+
+	fill_addr(&sun, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0)) < 0)
+		return SIDEBAND_SILENT;
+	sbuf_init(&in);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		state = errno == ECONNREFUSED ? SIDEBAND_STALE :
+		    SIDEBAND_SILENT;
+		goto out;
+	}
+	if (!peer_is_us(fd) || fcntl(fd, F_SETFL, 0) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
+	    send(fd, ping, sizeof(ping) - 1, MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(ping) - 1)
+		goto out;
+	while (memchr(in.buf, '\n', in.len) == NULL && in.len < sizeof(buf) &&
+	    (n = recv(fd, buf, sizeof(buf), 0)) > 0)
+		sbuf_add(&in, buf, (size_t)n);
+	if ((v = jsonx_parse(in.buf, in.len, "answer", NULL)) != NULL &&
+	    json_is_object(v))
+		state = SIDEBAND_ANSWERS;
+	json_decref(v);
+out:
+	sbuf_release(&in);
+	close(fd);
+	return state;
+}
+
+void
+sideband_probe(const struct paths *p, struct sideband_probe *out,
+    int timeout_ms)
+{
+	struct cand	*c;
+	size_t		 i, n = cands_list(p, &c);
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++)
+		out->count[probe_one(c[i].path, timeout_ms)]++;
+	cands_free(c, n);
+}
+
 /* A connected socket to c's server, or -1 and c is skipped from now on. */
 static int
 dial(struct cand *c)

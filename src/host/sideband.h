@@ -23,6 +23,26 @@ struct paths;
 bool	sideband_up(const struct paths *);
 
 /*
+ * What `thatch doctor` finds of this database's servers, changing
+ * nothing (a stale socket is counted, not removed as sideband_ask
+ * would): each socket of ours either answers a line within timeout_ms,
+ * refuses (its server was killed: stale), or neither.
+ */
+enum sideband_state {
+	SIDEBAND_ANSWERS,
+	SIDEBAND_STALE,
+	SIDEBAND_SILENT,
+	SIDEBAND_NSTATES
+};
+
+struct sideband_probe {
+	int	count[SIDEBAND_NSTATES];
+};
+
+void	sideband_probe(const struct paths *, struct sideband_probe *,
+	    int timeout_ms);
+
+/*
  * One request of the protocol (§6.3). method is "match", "predictions" or
  * "behaviors"; result is set by sideband_ask to the answer's array (a new
  * reference), or NULL for every failure: no server, stale socket, timeout,

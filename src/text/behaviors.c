@@ -3,7 +3,10 @@
  * §A9), thatch's own wording of the original's nine rules.
  *
  *  1. Situations list the phrasings that should trigger the rule, because
- *     matching is by meaning; behaviors are concrete checklists.
+ *     matching is by meaning; their first sentence names the situation,
+ *     since it is all a block line shows (core/engine_text.c). Behaviors
+ *     are concrete checklists that open with an imperative, so the
+ *     line reads "consider whether to <behavior>" / "do <behavior>".
  *  2. Editing a text re-seeds that one default (its seed-version is a hash
  *     of its texts, core/behavior.c), resetting what it learned; keys never
  *     change.
@@ -19,7 +22,7 @@ const struct text_behavior text_behaviors[] = {
 		    "done\", \"let's stop here\", \"thanks, bye\" or \"good "
 		    "night\".",
 		.behavior =
-		    "Before saying goodbye, sweep for loose ends without "
+		    "Sweep for loose ends before saying goodbye, without "
 		    "changing anything: run git status for uncommitted or "
 		    "untracked files, look for scratch files, debug output "
 		    "or temporary branches left behind, and list what you "
@@ -31,7 +34,7 @@ const struct text_behavior text_behaviors[] = {
 	{
 		.key = "work-finalization",
 		.situation =
-		    "The user is finalizing work: committing, merging, "
+		    "The user is finalizing work by committing, merging, "
 		    "closing a ticket, shipping, releasing or tagging. "
 		    "Phrases like \"commit this\", \"merge it\", \"ship "
 		    "it\", \"close the issue\" or \"cut a release\".",
@@ -57,8 +60,8 @@ const struct text_behavior text_behaviors[] = {
 		    "Investigate before changing anything: how well the area "
 		    "is tested, where names drift, which migrations are half "
 		    "done, and which patterns the code already follows. Load "
-		    "the code-archaeology skill and read the history of the "
-		    "area first.",
+		    "the thatch-code-archaeology skill and read the history "
+		    "of the area first.",
 		.rationale =
 		    "Changes made before understanding a codebase fight its "
 		    "existing patterns.",
@@ -103,10 +106,9 @@ const struct text_behavior text_behaviors[] = {
 		    "that PR\", \"continue the review\" or \"where were we "
 		    "with their change?\".",
 		.behavior =
-		    "Before reviewing further, check for new comments, "
-		    "replies to the user's earlier comments, and commits "
-		    "pushed since the last review round, and summarize "
-		    "them.",
+		    "Check for new comments, replies to the user's earlier "
+		    "comments, and commits pushed since the last review "
+		    "round, and summarize them before reviewing further.",
 		.rationale =
 		    "A review resumed without the latest round comments on "
 		    "code that no longer exists.",
@@ -119,10 +121,10 @@ const struct text_behavior text_behaviors[] = {
 		    "approach turned out to be wrong, or the user says "
 		    "\"that wasn't it\", \"weird\" or \"dead end\".",
 		.behavior =
-		    "Save a memory of the snag: what looked promising, why "
-		    "it was wrong, and what the real cause turned out to "
-		    "be. Only save it; do not start fixing anything "
-		    "because of this rule.",
+		    "Save a memory of the snag with memory_remember: what "
+		    "looked promising, why it was wrong, and what the real "
+		    "cause turned out to be. Only save it; do not start "
+		    "fixing anything because of this rule.",
 		.rationale =
 		    "Dead ends are repeated unless the reason they were dead "
 		    "is written down.",
@@ -135,10 +137,10 @@ const struct text_behavior text_behaviors[] = {
 		    "\"find the bug\", \"this used to work\" or \"fix this "
 		    "error\".",
 		.behavior =
-		    "Before proposing the fix, read the git history of the "
-		    "affected paths: look for leftovers of removed "
+		    "Read the git history of the affected paths before "
+		    "proposing the fix: look for leftovers of removed "
 		    "behavior, stale renames and partial migrations that "
-		    "explain the failure. Load the code-archaeology skill.",
+		    "explain the failure. Load the thatch-code-archaeology skill.",
 		.rationale =
 		    "Many bugs are half-finished changes whose history "
 		    "explains them.",
@@ -151,9 +153,9 @@ const struct text_behavior text_behaviors[] = {
 		    "redesign\", \"plan the refactor\" or \"what's a better "
 		    "architecture here?\".",
 		.behavior =
-		    "Before proposing an approach, read the commits that "
-		    "shaped the current design to learn its intent and "
-		    "constraints. Load the code-archaeology skill.",
+		    "Read the commits that shaped the current design before "
+		    "proposing an approach, to learn its intent and "
+		    "constraints. Load the thatch-code-archaeology skill.",
 		.rationale =
 		    "A redesign that ignores why the code is shaped this way "
 		    "tends to reintroduce old problems.",

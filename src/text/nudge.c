@@ -75,10 +75,15 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		    "Do not move pending work forward on its account; if you "
 		    "were waiting for the user, keep waiting.", prefix);
 	} else if (missed == 2) {
-		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUEST WAS "
-		    "NOT HANDLED. %zu more queued tool interaction%s now wait. "
+		/*
+		 * deviation (§5.2 level B, issue 15): the count is of what
+		 * waits, not of what came since: the queue may have grown
+		 * or not, so "N more" would often be false
+		 */
+		sbuf_addf(sb, "[thatch] THE PREVIOUS EXTRACTION REQUESTS WERE "
+		    "NOT HANDLED. %zu queued tool interaction%s still wait%s. "
 		    "Spawn a background sub-agent now with this prompt: ", n,
-		    n == 1 ? "" : "s");
+		    n == 1 ? "" : "s", n == 1 ? "s" : "");
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " Then call %sextraction_done to acknowledge.",
 		    prefix);
@@ -86,10 +91,10 @@ text_nudge_extract(struct sbuf *sb, size_t n, int missed, const char *sid,
 		/* the count phrase stays lower case: checks look for it */
 		sbuf_addf(sb, "[thatch] YOU HAVE IGNORED EVERY EXTRACTION "
 		    "REQUEST SO FAR. %zu queued tool interaction%s %s WAITING "
-		    "AND NONE HAS BEEN HANDLED. THE USER INSTALLED THATCH ON "
+		    "AND %s BEEN HANDLED. THE USER INSTALLED THATCH ON "
 		    "PURPOSE. SPAWN A BACKGROUND SUB-AGENT IMMEDIATELY WITH "
 		    "THIS PROMPT: ", n, n == 1 ? "" : "s",
-		    n == 1 ? "IS" : "ARE");
+		    n == 1 ? "IS" : "ARE", n == 1 ? "IT HAS NOT" : "NONE HAS");
 		subagent_prompt(sb, sid, prefix);
 		sbuf_addf(sb, " THEN CALL %sextraction_done TO ACKNOWLEDGE.",
 		    prefix);

@@ -115,7 +115,8 @@ static const struct tool_arg codify_args[] = {
 	  .description = "When the rule applies: the situation that should "
 	    "trigger it" },
 	{ .name = "behavior", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What you should do then, concretely" },
+	  .description = "What to do then, as a concrete imperative (\"run "
+	    "the linter before committing\")" },
 	{ .name = "rationale", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .description = "Why the rule is worth keeping" },
 	{ .name = "store", .type = ARG_STRING,

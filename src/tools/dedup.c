@@ -5,8 +5,11 @@
  * The pair computation and clustering live in core/dedup.c; this file
  * renders them and records verdicts.
  *  1. find_duplicates is read-only: no telemetry, no verdict changes.
- *  2. dedup_mark_checked records whatever it is given (labels need not
- *     exist, status is not validated, §4.10) and never creates a store.
+ *  2. deviation (§4.10, issue 15): dedup_mark_checked takes only the four
+ *     verdicts the classifier skill gives, and both labels must name a
+ *     memory of the store; the original recorded any status for any
+ *     labels, so a typo silently hid nothing and a misspelt verdict
+ *     matched no reader. It never creates a store.
  *  3. Output literals (Cluster of, [score:], the arrows) are the
  *     original's byte for byte.
  */
@@ -19,6 +22,7 @@
 #include "core/slug.h"
 #include "core/store.h"
 #include "util/clock.h"
+#include "util/err.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 
@@ -69,6 +73,25 @@ find_duplicates(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	return 0;
 }
 
+/* 0 when label (slug) names a memory of store, else -1 saying so. */
+static int
+require_memory(struct tool_ctx *ctx, const char *store, const char *label,
+    const char *slug, struct err *err)
+{
+	struct store_entry	e;
+	bool			found;
+
+	memset(&e, 0, sizeof(e));
+	if (store_get(ctx->store, store, slug, &e, &found, err) != 0)
+		return -1;
+	store_entry_release(&e);
+	if (!found)
+		return err_set(err, "no memory labeled \"%s\" in store "
+		    "\"%s\": give the labels as find_duplicates printed them, "
+		    "before forgetting either memory", label, store);
+	return 0;
+}
+
 static int
 mark_checked(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
@@ -82,7 +105,9 @@ mark_checked(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 	a = slug_make(la, strlen(la));
 	b = slug_make(lb, strlen(lb));
-	rc = store_verdict_set(ctx->store, store, a, b, status,
+	rc = require_memory(ctx, store, la, a, err) != 0 ||
+	    require_memory(ctx, store, lb, b, err) != 0 ? -1 :
+	    store_verdict_set(ctx->store, store, a, b, status,
 	    clock_iso(clock_now(&ctx->clock), now), err);
 	free(a);
 	free(b);
@@ -118,14 +143,21 @@ const struct tool tool_find_duplicates = {
 	.run = find_duplicates,
 };
 
+/* The classifier skill's verdicts (§4.10's documented values). */
+static const char *const verdicts[] = {
+	"duplicate", "supplement", "contradiction", "unrelated", NULL,
+};
+
 static const struct tool_arg mark_args[] = {
 	{ .name = "label_a", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .description = "Label of one memory of the pair" },
 	{ .name = "label_b", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .description = "Label of the other memory" },
 	{ .name = "status", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Verdict: duplicate, supplement, contradiction or "
-	    "unrelated" },
+	  .choices = verdicts,
+	  .description = "Verdict: duplicate (the same fact twice), "
+	    "supplement (one adds detail to the other), contradiction (they "
+	    "disagree) or unrelated" },
 	{ .name = "store", .type = ARG_STRING,
 	  .description = "Store of the pair; defaults to this project's "
 	    "store" },
@@ -136,8 +168,10 @@ const struct tool tool_dedup_mark_checked = {
 	.name = "dedup_mark_checked",
 	.family = "dedup",
 	.title = "Record a duplicate verdict",
-	.description = "Record a verdict on a reviewed pair of memories so "
-	    "find_duplicates stops reporting it.",
+	.description = "Record the verdict on a pair of memories that "
+	    "find_duplicates reported, so it stops reporting the pair. Both "
+	    "memories must still exist: record the verdict before merging or "
+	    "forgetting either.",
 	.args = mark_args,
 	.flags = TOOL_MCP,
 	.run = mark_checked,

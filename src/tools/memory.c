@@ -1,6 +1,6 @@
 /*
  * memory.c — the memory tools: remember, recall, list, show, forget and
- * store_list (store-and-tools §4.3-§4.8).
+ * store_list (store-and-tools §4.3-§4.8), and thatch's memory_move.
  *
  * Handlers turn validated arguments into store calls and format the text
  * the agent reads; the store does the SQL, the model the vectors.
@@ -8,7 +8,8 @@
  *     also what is stored as content (§4.3 step 2); queries are embedded
  *     as EMBED_QUERY (the BGE prefix, §7).
  *  2. Refusals (exists, archived, not found, no matches) are text with
- *     rc 0; only store or model failures return -1.
+ *     rc 0 and ctx->refused set for the writes; only store or model
+ *     failures return -1.
  *  3. Output literals ([saved], [forgotten], " :: ", "-----", the meta
  *     fields) are byte-for-byte the original's (§0.3).
  *  4. Only memory_recall stamps recall telemetry (§5.3), and only as a
@@ -103,6 +104,7 @@ memory_remember(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	if (store_remember(ctx->store, &w, &res, err) != 0)
 		goto out;
 	rc = 0;
+	ctx->refused = res != STORE_SAVED;
 	switch (res) {
 	case STORE_EXISTS:
 		sbuf_addf(out, "A memory labeled \"%s\" already exists in "
@@ -319,6 +321,38 @@ memory_forget(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 }
 
 static int
+memory_move(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
+    struct err *err)
+{
+	const char		*from = tool_target_store(ctx, args);
+	const char		*to = tool_arg_str(args, "to", "");
+	const char		*label = tool_arg_str(args, "label", "");
+	enum store_move_result	 res = STORE_MOVE_MISSING;
+	char			*slug = label_slug(label);
+	int			 rc = 0;
+
+	if (strcmp(to, "unknown") == 0)
+		to = "global";		/* §2.6, as every store argument */
+	if (strcmp(from, to) == 0)
+		sbuf_addf(out, "\"%s\" is already in store \"%s\"; nothing "
+		    "moved.", label, to);
+	else if ((rc = store_move(ctx->store, from, slug, to, &res, err)) != 0)
+		res = STORE_MOVE_MISSING;
+	else if (res == STORE_MOVED)
+		sbuf_addf(out, "[moved] %s :: %s (from %s)", to, label, from);
+	else if (res == STORE_MOVE_TAKEN)
+		sbuf_addf(out, "A memory labeled \"%s\" already exists in "
+		    "store \"%s\"; nothing moved. Merge the two (memory_show "
+		    "both, memory_remember with overwrite: true, then "
+		    "memory_forget) instead.", label, to);
+	else
+		add_not_found(out, label, from);
+	ctx->refused = rc == 0 && res != STORE_MOVED;
+	free(slug);
+	return rc;
+}
+
+static int
 add_store_line(const char *name, void *arg)
 {
 	struct sbuf	*out = arg;
@@ -348,7 +382,8 @@ list_stores(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	    "(\"global\" for cross-project memories)" }
 
 static const struct tool_arg remember_args[] = {
-	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	{ .name = "label", .type = ARG_STRING,
+	  .flags = ARG_REQUIRED | ARG_NONBLANK,
 	  .description = "Short, unique title of the memory; memories are "
 	    "identified by its slug" },
 	{ .name = "content", .type = ARG_STRING, .flags = ARG_REQUIRED,
@@ -457,6 +492,32 @@ const struct tool tool_memory_forget = {
 	.args = label_args,
 	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = memory_forget,
+};
+
+static const struct tool_arg move_args[] = {
+	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
+	  .description = "Label of the memory to move" },
+	{ .name = "to", .type = ARG_STRING,
+	  .flags = ARG_REQUIRED | ARG_NONBLANK,
+	  .description = "Store to move it to (\"global\" for a memory "
+	    "that holds in every project)" },
+	{ .name = "store", .type = ARG_STRING,
+	  .description = "Store it is in now; defaults to this project's "
+	    "store" },
+	{ .name = NULL }
+};
+
+const struct tool tool_memory_move = {
+	.name = "memory_move",
+	.family = "memory",
+	.title = "Move a memory",
+	.description = "Move one memory, by label, to another store, "
+	    "keeping its content, branch, confidence, archived state, dates "
+	    "and recall history. Refuses when the target store already has a "
+	    "memory with that label.",
+	.args = move_args,
+	.flags = TOOL_MCP,
+	.run = memory_move,
 };
 
 static const struct tool_arg no_args[] = {

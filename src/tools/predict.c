@@ -160,7 +160,8 @@ static const struct tool_arg update_args[] = {
 	{ .name = "matcher", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .description = "The situation, phrased \"when ...\"" },
 	{ .name = "prediction", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What the user prefers or tends to do in it" },
+	  .description = "What the user tends to do then, as a verb phrase "
+	    "(\"squash-merge feature branches\")" },
 	{ .name = "signal", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .choices = signals,
 	  .description = "confirm: the user agreed; disconfirm: the user "

@@ -14,6 +14,7 @@ struct err;
 struct paths;
 struct sbuf;
 struct store;
+struct watchers;
 
 /*
  * Each tool is defined once, as data (DESIGN principle 4, STYLE §3): its
@@ -35,6 +36,7 @@ enum tool_arg_flags {
 	ARG_REQUIRED = 1 << 0,
 	ARG_MIN = 1 << 1,	/* .min is an inclusive lower bound */
 	ARG_MAX = 1 << 2,	/* .max is an inclusive upper bound */
+	ARG_NONBLANK = 1 << 3,	/* a string with more than whitespace */
 };
 
 struct tool_arg {
@@ -59,7 +61,11 @@ enum tool_flags {
 	TOOL_MCP = 1 << 0,	/* listed and callable over MCP */
 	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
 	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
+	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
 };
+
+/* The rows opencode's plugin offers: MCP's and the editor-only ones. */
+#define TOOL_OPENCODE	(TOOL_MCP | TOOL_EDITOR)
 
 /*
  * run gets arguments already validated against .args (required present,
@@ -95,6 +101,17 @@ struct tool_ctx {
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
+	/*
+	 * Set by a write handler whose text is a refusal (nothing was
+	 * done: exists, archived, not found). A caller that reads it
+	 * clears it first (cli_tool, whose command then exits 1 so that a
+	 * script sees it); MCP answers a refusal as text all the same
+	 * (§4.1) and never looks.
+	 */
+	bool			 refused;
+	const char		*session;	/* the calling conversation, if
+						   the host has one (opencode) */
+	struct watchers		*watch;		/* the host's watchers, or NULL */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -6,13 +6,15 @@
  *
  * Knows nothing of MCP framing or of hosts: the server (host/mcp.c), the
  * CLI and any adapter read the rows and call tool_validate / t->run.
- *  1. tool_table[] is in the registry order of store-and-tools §4.2; that
- *     order is the tools/list order.
+ *  1. tool_table[] is in the registry order of store-and-tools §4.2, then
+ *     thatch's own tools; that order is the tools/list order.
  *  2. Validation reports every problem, in schema order, as
  *     "<name>: <reason>" items joined by "; " (§4.1); JSON null is a type
  *     error; unknown keys are accepted and ignored. A string holding a
  *     NUL ("\u0000") is refused, whatever the argument: handlers see C
- *     strings, which would silently end there.
+ *     strings, which would silently end there. An ARG_NONBLANK string
+ *     (a label that names a memory) holding nothing but whitespace is
+ *     refused the same way, by every caller (issue 15).
  *  3. A failed model load is not remembered: the next call retries it
  *     (store-and-tools §7 "a failed load is forgotten").
  */
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/slug.h"
 #include "core/store.h"
 #include "tools/tools.h"
 #include "util/err.h"
@@ -57,6 +60,18 @@ const struct tool *const tool_table[] = {
 	&tool_config_get,
 	&tool_config_set,
 	&tool_notify_user,
+	/* session archaeology, editor-only (session.c) */
+	&tool_session_search,
+	&tool_session_get,
+	/* watchers, editor-only (watch.c) */
+	&tool_watch_create,
+	&tool_watch_branch_create,
+	&tool_watch_list,
+	&tool_watch_cancel,
+	&tool_watch_command_create,
+	/* thatch's own (issue 15): memory.c, hygiene.c */
+	&tool_memory_move,
+	&tool_store_hygiene,
 	NULL
 };
 
@@ -257,6 +272,11 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 		sbuf_adds(why, "contains a NUL character");
 		return;
 	}
+	if ((a->flags & ARG_NONBLANK) && slug_is_blank(json_string_value(v),
+	    json_string_length(v))) {
+		sbuf_adds(why, "must not be empty or only whitespace");
+		return;
+	}
 	if (a->choices == NULL)
 		return;
 	for (c = a->choices; *c != NULL; c++)
@@ -375,6 +395,8 @@ arg_schema(const struct tool_arg *a)
 				json_array_append_new(e, json_string(*c));
 			json_object_set_new(p, "enum", e);
 		}
+		if (a->flags & ARG_NONBLANK)
+			json_object_set_new(p, "minLength", json_integer(1));
 		if (a->flags & ARG_MIN)
 			json_object_set_new(p, "minimum",
 			    bound_json(a, a->min));
@@ -427,7 +449,8 @@ tool_help(const struct tool *t, struct sbuf *out)
 {
 	const struct tool_arg	*a;
 
-	sbuf_addf(out, "%s — %s\n", t->name, t->description);
+	sbuf_addf(out, "%s%s — %s\n", t->name, (t->flags & TOOL_MCP) ? "" :
+	    " (opencode only)", t->description);
 	for (a = t->args; a->name != NULL; a++) {
 		sbuf_addf(out, "  %-16s %s%s", a->name, type_names[a->type],
 		    (a->flags & ARG_REQUIRED) ? ", required" : "");

@@ -57,6 +57,22 @@ extern const struct tool tool_config_get;
 extern const struct tool tool_config_set;
 extern const struct tool tool_notify_user;
 
+/* session.c (rows 23-24; editor-only) */
+extern const struct tool tool_session_search;
+extern const struct tool tool_session_get;
+
+/* watch.c (rows 25-29; editor-only) */
+extern const struct tool tool_watch_create;
+extern const struct tool tool_watch_branch_create;
+extern const struct tool tool_watch_list;
+extern const struct tool tool_watch_cancel;
+extern const struct tool tool_watch_command_create;
+
+/* thatch's own, after the original's registry (issue 15): memory.c,
+ * hygiene.c */
+extern const struct tool tool_memory_move;
+extern const struct tool tool_store_hygiene;
+
 /*
  * What prediction_update and behavior_codify share (predict.c): embed
  * situation and statement as passages, engine_record them into store with

@@ -8,8 +8,10 @@
  */
 #include "util/b64.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -93,4 +95,46 @@ b64_decode(const char *s, size_t n, size_t *outlen)
 bad:
 	free(buf);
 	return NULL;
+}
+
+void
+b64_encode_f32(struct sbuf *out, const float *vec, int dim)
+{
+	unsigned char	*b = xmalloc(dim > 0 ? (size_t)dim * 4 : 1);
+	uint32_t	 u;
+	int		 i;
+
+	for (i = 0; i < dim; i++) {
+		memcpy(&u, &vec[i], 4);
+		b[4 * i] = (unsigned char)u;
+		b[4 * i + 1] = (unsigned char)(u >> 8);
+		b[4 * i + 2] = (unsigned char)(u >> 16);
+		b[4 * i + 3] = (unsigned char)(u >> 24);
+	}
+	b64_encode(out, b, dim > 0 ? (size_t)dim * 4 : 0);
+	free(b);
+}
+
+float *
+b64_decode_f32(const char *s, size_t n, int *dim)
+{
+	unsigned char	*b;
+	float		*vec;
+	size_t		 len = 0, i;
+	uint32_t	 u;
+
+	if ((b = b64_decode(s, n, &len)) == NULL || len == 0 ||
+	    len % 4 != 0 || len / 4 > INT_MAX) {
+		free(b);
+		return NULL;
+	}
+	vec = xmalloc(len);
+	for (i = 0; i < len / 4; i++) {
+		u = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+		    (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+		memcpy(&vec[i], &u, 4);
+	}
+	free(b);
+	*dim = (int)(len / 4);
+	return vec;
 }

@@ -59,6 +59,18 @@ log_close(void)
 	logcfg.filter = NULL;
 }
 
+const char *
+log_file(void)
+{
+	return logcfg.file;
+}
+
+const char *
+log_filter(void)
+{
+	return logcfg.filter;
+}
+
 int
 log_debug_enabled(const char *tag)
 {

@@ -26,4 +26,11 @@ void	log_debug(const char *tag, const char *, ...)
 /* True if THATCH_DEBUG enables tag; lets callers skip building messages. */
 int	log_debug_enabled(const char *tag);
 
+/*
+ * The debug log's file and THATCH_DEBUG's filter while log_open found it
+ * on, else NULL (both borrowed until log_close).
+ */
+const char *log_file(void);
+const char *log_filter(void);
+
 #endif

@@ -63,6 +63,67 @@ utf8_decode(const char *s, size_t n, int32_t *cp)
 	return len;
 }
 
+/* Length of the maximal invalid UTF-8 subpart at s (Unicode §3.9). */
+static size_t
+invalid_span(const unsigned char *s, size_t n)
+{
+	unsigned char	lo = 0x80, hi = 0xBF;
+	size_t		need, i;
+
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		need = 1;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+		need = 2;
+		if (s[0] == 0xE0)
+			lo = 0xA0;
+		else if (s[0] == 0xED)
+			hi = 0x9F;
+	} else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+		need = 3;
+		if (s[0] == 0xF0)
+			lo = 0x90;
+		else if (s[0] == 0xF4)
+			hi = 0x8F;
+	} else
+		return 1;
+	for (i = 1; i <= need && i < n; i++) {
+		if (s[i] < lo || s[i] > hi)
+			break;
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return i;
+}
+
+size_t
+utf8_decode_subpart(const char *s, size_t n, int32_t *cp)
+{
+	size_t	step = utf8_decode(s, n, cp);
+
+	/* an encoded U+FFFD is 3 bytes; a bad byte decodes 1 byte long */
+	if (*cp == 0xFFFD && step == 1 && (unsigned char)s[0] >= 0x80)
+		step = invalid_span((const unsigned char *)s, n);
+	return step;
+}
+
+void
+utf8_repair(struct sbuf *out, const char *s, size_t n)
+{
+	size_t	i = 0, step;
+	int32_t	cp;
+
+	while (i < n) {
+		step = utf8_decode(s + i, n - i, &cp);
+		if (cp == 0xFFFD && step == 1 && (unsigned char)s[i] >= 0x80) {
+			step = invalid_span((const unsigned char *)s + i,
+			    n - i);
+			sbuf_adds(out, "\xEF\xBF\xBD");
+		} else
+			sbuf_add(out, s + i, step);
+		i += step;
+	}
+}
+
 size_t
 utf8_js_len(const char *s, size_t n)
 {

@@ -14,6 +14,19 @@ struct sbuf;
  */
 size_t	utf8_decode(const char *, size_t, int32_t *);
 
+/*
+ * utf8_decode, except that an invalid sequence consumes its maximal
+ * invalid subpart (Unicode §3.9), as JavaScript's TextDecoder does: `E2 82`
+ * is one U+FFFD, `FF FE` two.
+ */
+size_t	utf8_decode_subpart(const char *, size_t, int32_t *);
+
+/*
+ * Append s to out as valid UTF-8: each maximal invalid subpart becomes
+ * U+FFFD, the way the original's runtime decoded what it read.
+ */
+void	utf8_repair(struct sbuf *out, const char *s, size_t n);
+
 /* Length in UTF-16 code units: 1 per code point below U+10000, else 2
  * (hosts-hooks-cli §0.3). */
 size_t	utf8_js_len(const char *, size_t);

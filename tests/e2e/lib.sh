@@ -21,7 +21,7 @@ export THATCH_DB_PATH=$XDG_CONFIG_HOME/thatch/thatch.db
 export THATCH_MODEL=$THATCH_FIXTURES/embed/tiny-bert
 export HF_ENDPOINT=http://127.0.0.1:9	# nothing listens: never the network
 unset CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR \
-      THATCH_QUEUE_DIR THATCH_DEBUG HF_HOME HF_TOKEN TMPDIR
+      THATCH_QUEUE_DIR THATCH_DEBUG HF_HOME HF_TOKEN TMPDIR VISUAL EDITOR
 export TMPDIR=$TEST_DIR/tmp
 # the sideband's sockets live here (hosts-hooks-cli §6.2); private like
 # the real one, so no test meets the user's own servers

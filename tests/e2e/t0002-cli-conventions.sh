@@ -61,7 +61,7 @@ expect_eq "--opt=value is refused for a flag" 2 "$(thatch embed --query=1 x 2>/d
 
 # failures: one line, exit 1, in every command that opens the store
 : >"$TEST_DIR/file"
-for c in "stores" "list" "show x" "forget x" "search x" "hygiene"; do
+for c in "stores" "list" "show x" "forget x" "search x" "hygiene" "remember x y" "edit x" "mv x y"; do
 	err=$(THATCH_DB_PATH=$TEST_DIR/file/thatch.db thatch $c 2>&1 >/dev/null); rc=$?
 	expect_eq "$c on an unusable database exits 1" 1 $rc
 	expect_eq "$c says why in one [thatch ${c%% *}] line" "[thatch ${c%% *}] failed:" \

@@ -43,9 +43,24 @@ expect_eq "the downloaded model embeds like the original folder" \
 
 out=$(THATCH_MODEL=acme/nothere thatch embed hi 2>&1)
 expect_eq "a model the Hub does not have fails" 1 "$?"
-expect_contains "a 404 says what to do" "$out" "thatch model pull"
-expect_eq "a 404 leaves no files in the cache" "" \
+expect_eq "a model the Hub does not have says so, in one line" \
+    "[thatch embed] failed: model 'acme/nothere' does not exist on $HF_ENDPOINT, or is private or gated: check the id, or set HF_TOKEN to a token that may read it" \
+    "$out"
+expect_not_contains "a missing model does not send the user to model pull" \
+    "$out" "when online"
+expect_eq "a missing model leaves no files in the cache" "" \
     "$(find "$cache/acme/nothere" -type f 2>/dev/null)"
+out=$(HF_TOKEN=sekrit thatch model pull acme/nothere 2>&1)
+expect_eq "model pull of a missing model fails" 1 "$?"
+expect_eq "with a token the Hub's 404 says the model does not exist" \
+    "[thatch model] failed: model 'acme/nothere' does not exist on $HF_ENDPOINT: check the id (THATCH_MODEL, or the one given to model pull)" \
+    "$out"
+mkdir -p "$hub/acme/noweights"
+cp "$THATCH_FIXTURES"/embed/tiny-bert/config.json "$THATCH_FIXTURES"/embed/tiny-bert/vocab.txt "$hub/acme/noweights/"
+out=$(thatch model pull acme/noweights 2>&1)
+expect_eq "a model without safetensors weights fails" 1 "$?"
+expect_contains "a model without weights says what is missing" "$out" \
+    "model 'acme/noweights' on $HF_ENDPOINT has no model.safetensors"
 
 out=$(THATCH_MODEL=acme/cut-tiny thatch embed hi 2>&1)
 expect_eq "a download cut half-way fails" 1 "$?"

@@ -62,7 +62,9 @@ n2=$(prompt 0f9580b6-7003 "please keep going with the refactor" | thatch flush-t
 n3=$(prompt 0f9580b6-7003 "please keep going with the refactor" | thatch flush-tools)
 n4=$(prompt 0f9580b6-7003 "please keep going with the refactor" | thatch flush-tools)
 expect_eq "the second nudge is still polite" "$n1" "$n2"
-expect_contains "the third nudge insists" "$n3" "WAS NOT HANDLED"
+expect_contains "the third nudge insists" "$n3" "WERE NOT HANDLED"
+expect_contains "it counts what still waits" "$n3" "3 queued tool interactions still wait."
+expect_not_contains "it claims no new calls when none came" "$n3" "more"
 expect_contains "the fourth nudge shouts" "$n4" "YOU HAVE IGNORED"
 expect_contains "shouting keeps the session id's case" "$n4" 'session_id "0f9580b6-7003"'
 expect_contains "shouting keeps the tool names' case" "$n4" "mcp__thatch__extraction_done"

@@ -119,6 +119,14 @@ timeout 30 "$THATCH_BIN" buffer-batch </dev/zero 2>"$TEST_DIR/err"; rc=$?
 expect_eq "endless NUL bytes: buffer-batch gives up and exits 0" 0 $rc
 expect_contains "... saying the input is too large" "$(cat "$TEST_DIR/err")" "over 16 MiB"
 
+# --- bytes that are not UTF-8: each bad run reads as U+FFFD, the rest stays ---
+printf '{"session_id":"bad\xff\xfeid","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_input":{"command":"cat bin"},"tool_response":"head \xe2\x82 tail"}]}\n' |
+    thatch buffer-batch 2>"$TEST_DIR/err"
+expect_eq "a tool output with a stray byte is still queued (under the id the original used)" 1 "$(records "$Q/bad__id.jsonl")"
+expect_eq "... its bad bytes read as one U+FFFD per invalid run" 'head \ufffd tail|bad\ufffd\ufffdid' \
+    "$(python3 -c 'import json,sys; r=json.loads(open(sys.argv[1],"rb").readline()); print(json.dumps(r["output"])[1:-1]+"|"+json.dumps(r["sessionID"])[1:-1])' "$Q/bad__id.jsonl")"
+expect_eq "... and buffer-batch said nothing was wrong" "" "$(cat "$TEST_DIR/err")"
+
 # --- files that are not what they seem: symlinks, FIFOs ------------------------
 printf '{"tool":"Secret","sessionID":"v","args":{},"title":"","output":"the victim file"}\n' >"$TEST_DIR/victim"
 cp "$TEST_DIR/victim" "$TEST_DIR/victim.orig"

@@ -78,13 +78,13 @@ expect_ok "the server listens for hooks" compgen -G "$XDG_RUNTIME_DIR/thatch-$(p
 r=$(prompt "$M" | thatch flush-tools)
 expect_eq "a matching prompt gets the decision-model block" \
     "[thatch] User decision model
-- [0.58 conf, 1 tests] When $M: you tend to $P" "$r"
+- [0.58 conf, 1 test] When $M: the user tends to $P" "$r"
 r=$(prompt "12345 67890 !!! ???" | thatch flush-tools)
 expect_not_contains "an unrelated prompt gets no prediction" "$r" "User decision model"
 expect_contains "an unrelated prompt falls back to the write nudge" "$r" "did you learn"
 r=$(prompt "$M" | thatch flush-predictions --json)
 expect_eq "flush-predictions --json wraps the block" \
-    "{\"additional_context\":\"[thatch] User decision model\\n- [0.58 conf, 1 tests] When $M: you tend to $P\"}" "$r"
+    "{\"additional_context\":\"[thatch] User decision model\\n- [0.58 conf, 1 test] When $M: the user tends to $P\"}" "$r"
 r=$(prompt "12345 67890 !!! ???" | thatch flush-predictions --json)
 expect_eq "flush-predictions --json with nothing firing is empty" '{"additional_context":""}' "$r"
 r=$(prompt "$M" | THATCH_PREDICTION_THRESHOLD=2 thatch flush-predictions)
@@ -92,10 +92,10 @@ expect_eq "the threshold variable silences the block" "" "$r"
 
 call prediction_query "{\"context\":\"$M\"}"
 expect_eq "prediction_query answers with the verb of the evidence" \
-    "[0.58 conf, 1 tests] When $M: you tend to $P" \
+    "[0.58 conf, 1 test] When $M: the user tends to $P" \
     "$R"
 call prediction_list '{}'; r=$R
-expect_contains "prediction_list shows the block" "$r" "[0.58 conf, 1 tests] $P
+expect_contains "prediction_list shows the block" "$r" "[0.58 conf, 1 test] $P
   rationale: the user rewrote my message
   matchers:
     - \"$M\" (w:1)
@@ -139,7 +139,7 @@ r=$(prompt "$M" | THATCH_BEHAVIOR_THRESHOLD=0.95 thatch flush-tools)
 expect_contains "a matching prompt gets the behavior block" "$r" "[thatch] Situational behaviors
 - "
 expect_contains "a fresh rule reads as a suggestion" "$r" "
-- [0.50 conf, 0 tests] When $M: consider run the linter first"
+- [0.50 conf, 0 tests] When $M: consider whether to run the linter first"
 call behavior_delete '{"statement":"run the linter first"}'
 expect_eq "behavior_delete removes it" "[deleted] \"run the linter first\" from \"proj\"" \
     "$R"
@@ -150,6 +150,6 @@ start
 call behavior_list '{"store":"global"}'; r=$R
 expect_eq "a restart keeps one copy of each default" "$NDEFAULTS" \
     "$(grep -c 'seed-key:' <<<"$(grep '^  rationale: ' <<<"$r")")"
-expect_contains "a restart keeps the learned counts" "$r" "[0.58 conf, 1 tests] $first"
+expect_contains "a restart keeps the learned counts" "$r" "[0.58 conf, 1 test] $first"
 stop
 finish

@@ -43,9 +43,9 @@ expect_eq "the fact-extractor is installed" "yes" "$(test -f "$SK/thatch-fact-ex
 expect_eq "a stale thatch skill is removed" "no" "$(test -e "$SK/thatch-retired" && echo yes || echo no)"
 expect_eq "another skill is kept" "mine" "$(cat "$SK/my-skill/SKILL.md")"
 expect_eq "the plugin module is the installed file" "yes" "$(test -f "$module" && echo yes)"
-expect_contains "the summary counts the /thatch commands" "$out" "  Commands:      $CMD (4 files: 4 written, 0 unchanged)"
-expect_eq "the four /thatch actions are opencode commands" \
-    "defrag.md extract.md hygiene.md reflect.md" "$(cd "$CMD" && echo *)"
+expect_contains "the summary counts the /thatch commands" "$out" "  Commands:      $CMD (6 files: 6 written, 0 unchanged)"
+expect_eq "the four /thatch actions and the two wrap-ups are opencode commands" \
+    "compact.md defrag.md exit.md extract.md hygiene.md reflect.md" "$(cd "$CMD" && echo *)"
 expect_contains "a command names the tools as opencode spells them" \
     "$(cat "$CMD/defrag.md")" "thatch_find_duplicates"
 expect_not_contains "and never as Claude Code spells them" \

@@ -12,6 +12,15 @@ step, or with no script, the answer is plain text:
                              ("... slowly": the answer after it stalls 300 s,
                              so a test can kill opencode mid-turn)
   "please remember"       -> thatch_memory_remember (the heron fact)
+  "please dig the archive" -> bash `echo archaeology-needle-42`, then a
+                             task child ("please probe the child")
+  "please probe the child" -> bash `echo child-needle-7`
+  a /thatch wrap-up command ("... and thatch will ...") -> a reply ending
+                             in the greenlight token, or without it when
+                             the user added "hold"
+  "please search the sessions" -> thatch_session_search for the needle,
+                             then thatch_session_get of the first session
+                             the search's result names
   "Direct extraction for session <id>" (thatch's child prompt)
                           -> thatch_get_extraction_payload, then
                              thatch_memory_remember, thatch_extraction_done
@@ -42,6 +51,20 @@ def scripts(text):
     if "please run bash" in text:
         return [("bash", {"command": "echo thatch-e2e-marker",
                           "description": "Print the marker"})]
+    if "please dig the archive" in text:
+        return [("bash", {"command": "echo archaeology-needle-42",
+                          "description": "Print the needle"}),
+                ("task", {"description": "Probe the child",
+                          "prompt": "please probe the child",
+                          "subagent_type": "general"})]
+    if "please probe the child" in text:
+        return [("bash", {"command": "echo child-needle-7",
+                          "description": "Print the child needle"})]
+    if "please search the sessions" in text:
+        return [("thatch_session_search", {"query": "archaeology-needle-42"}),
+                ("thatch_session_get", lambda results: {"session_id": (
+                    re.findall(r"ses_\w+", results[-1]) or ["none"])[0],
+                    "max_messages": 3})]
     if "please remember" in text:
         return [("thatch_memory_remember", {"label": "deploy target",
                                             "content": HERON})]
@@ -66,6 +89,10 @@ def reply(req):
     for i in range(len(msgs) - 1, -1, -1):
         if msgs[i].get("role") != "user":
             continue
+        if "exact token [thatch:greenlight] and thatch will" in text_of(msgs[i]):
+            if "What the user added: hold" in text_of(msgs[i]):
+                return "Saved. One question needs you first.", None
+            return "Saved; nothing is open. [thatch:greenlight]", None
         script = scripts(text_of(msgs[i]))
         if script is None:
             continue
@@ -77,6 +104,9 @@ def reply(req):
                 return "[thatch-fact-extractor] extraction complete - no action needed.", None
             return "done", None
         name, args = script[step]
+        if callable(args):  # built from the tool results so far
+            args = args([text_of(m) for m in msgs[i + 1:]
+                         if m.get("role") == "tool"])
         if name not in offered:
             return f"tool not offered: {name}", None
         return "", (name, args)

@@ -68,7 +68,7 @@ const instr = cc.client.getInstructions();
 has("initialize gives instructions naming recall", instr, "`mcp__thatch__memory_recall`");
 has("the instructions say when to remember", instr, "`mcp__thatch__memory_remember`");
 const { tools } = await cc.client.listTools();
-const READ = ["memory_recall", "memory_list", "memory_show", "store_list", "find_duplicates", "get_extraction_payload", "prediction_query", "prediction_list", "behavior_list", "config_get"];
+const READ = ["memory_recall", "memory_list", "memory_show", "store_list", "find_duplicates", "get_extraction_payload", "prediction_query", "prediction_list", "behavior_list", "config_get", "store_hygiene"];
 const DESTROY = ["memory_forget", "prediction_delete", "behavior_delete"];
 for (const t of tools) {
 	const an = t.annotations ?? {};

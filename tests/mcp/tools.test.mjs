@@ -74,6 +74,20 @@ has("the warning names the similar memory with its score", r.text, '  - "pool a"
 check("the warning never blocks the save", r.text.startsWith("[saved] dups :: pool b"), r.text);
 r = await call(client, "find_duplicates", { store: "dups" });
 check("find_duplicates reports the pair as a cluster", /^Cluster of 2:\n  \[score:[\d.]+\] "pool a" \u2194 "pool b"$/.test(r.text), r.text);
+eq("dedup_mark_checked's status offers exactly the classifier's four verdicts", ["duplicate", "supplement", "contradiction", "unrelated"],
+	tools.find((t) => t.name === "dedup_mark_checked")?.inputSchema?.properties?.status?.enum);
+for (const [args, why, want] of [
+	[{ label_a: "pool b", label_b: "pool a", status: "distinct", store: "dups" }, "a verdict the classifier does not give",
+	 "Invalid arguments: status: Invalid enum value. Expected 'duplicate' | 'supplement' | 'contradiction' | 'unrelated', received 'distinct'"],
+	[{ label_a: "pool b", label_b: "pool c", status: "unrelated", store: "dups" }, "a label that names no memory",
+	 'Tool error: no memory labeled "pool c" in store "dups": give the labels as find_duplicates printed them, before forgetting either memory'],
+	[{ label_a: "pool a", label_b: "pool b", status: "duplicate" }, "labels of another store", 'Tool error: no memory labeled "pool a" in store "'],
+]) {
+	r = await call(client, "dedup_mark_checked", args);
+	check(`dedup_mark_checked refuses ${why}, as a tool error`, r.isError && r.text.startsWith(want), r.text);
+}
+r = await call(client, "find_duplicates", { store: "dups" });
+check("a refused verdict records nothing", r.text.startsWith("Cluster of 2:"), r.text);
 r = await call(client, "dedup_mark_checked", { label_a: "pool b", label_b: "pool a", status: "supplement", store: "dups" });
 eq("dedup_mark_checked confirms the verdict", '[checked] dups :: "pool b" \u2194 "pool a" \u2192 supplement', r.text);
 r = await call(client, "find_duplicates", { store: "dups" });
@@ -119,9 +133,10 @@ eq("§8.8 show in a missing store", 'No memory labeled "x" in store "nowhere".',
 eq("§8.8 forget in a missing store", 'No memory labeled "x" in store "nowhere".', (await call(client, "memory_forget", { label: "x", store: "nowhere" })).text);
 eq("§8.8 recall in a missing store", "No matching memories found.", (await call(client, "memory_recall", { query: "x", store: "nowhere" })).text);
 eq("§8.8 find_duplicates in a missing store", 'No duplicate candidates in "nowhere" above threshold 0.85.', (await call(client, "find_duplicates", { store: "nowhere" })).text);
-await call(client, "dedup_mark_checked", { label_a: "x", label_b: "x", status: "weird", store: "nowhere" });
+r = await call(client, "dedup_mark_checked", { label_a: "x", label_b: "x", status: "unrelated", store: "nowhere" });
+check("§8.27 a verdict in a missing store is refused", r.isError && r.text.includes('no memory labeled "x" in store "nowhere"'), r.text);
 r = await call(client, "store_list", {});
-check("§8.27 verdicts on unknown labels are recorded without creating the store", !r.isError && !r.text.includes("- nowhere"), r.text);
+check("§8.27 and does not create the store", !r.isError && !r.text.includes("- nowhere"), r.text);
 r = await call(client, "memory_remember", { label: "Foo Bar", content: "one", store: "s11" });
 r = await call(client, "memory_remember", { label: "foo bar!", content: "two", store: "s11" });
 check("§8.10/11 a label with the same slug is refused as existing", !r.isError && r.text.includes('"foo bar!"') && r.text.includes("overwrite: true") && !r.text.startsWith("[saved]"), r.text);
@@ -140,8 +155,11 @@ check("§8.14 an overwrite keeps branch and confidence it did not pass", r.text.
 eq("§8.13 overwrite of a missing memory inserts it", "[saved] s13 :: fresh", (await call(client, "memory_remember", { label: "fresh", content: "c", store: "s13", overwrite: true })).text);
 await call(client, "memory_remember", { label: "empty", content: "", store: "s15" });
 check("§8.15 empty content is stored under its heading", (await call(client, "memory_show", { label: "empty", store: "s15" })).text.endsWith("\n\n# empty\n\n"));
-eq("§8.16 an empty label is accepted", "[saved] s15 :: ", (await call(client, "memory_remember", { label: "", content: "c", store: "s15" })).text.split("\n")[0]);
-check("§8.16 and found again", (await call(client, "memory_show", { label: "", store: "s15" })).text.endsWith("# \n\nc"));
+// deviation (issue 15): a nameless memory was listed without a name and
+// its hash slug "x0" took the label from every later blank one
+await invalid("§8.16 an empty label is refused", "memory_remember", { label: "", content: "c", store: "s15" }, "label: must not be empty or only whitespace");
+await invalid("§8.16 a whitespace-only label is refused", "memory_remember", { label: " \t ", content: "c", store: "s15" }, "label: must not be empty");
+eq("§8.16 and nothing was saved", 'No memory labeled "" in store "s15".', (await call(client, "memory_show", { label: "", store: "s15" })).text);
 eq("§8.17 a symbol-only label is accepted", "[saved] s15 :: !!!", (await call(client, "memory_remember", { label: "!!!", content: "c", store: "s15" })).text.split("\n")[0]);
 await call(client, "memory_remember", { label: "nb", content: "c", store: "s19", branch: "" });
 check("§8.19 an empty branch is not shown", !(await call(client, "memory_list", { store: "s19" })).text.includes("branch:"));

@@ -96,7 +96,7 @@ scenario(void)
 	CHECK(strstr(sb.buf, "] codify: r") != NULL);
 	nudge(st, S, &sb);
 	CHECK_STR(sb.buf, "[thatch] Situational behaviors\n"
-	    "- [0.50 conf, 0 tests] When " S ": consider " B);
+	    "- [0.50 conf, 0 tests] When " S ": consider whether to " B);
 
 	feedback(st, B, true, &sb);
 	CHECK_STR(sb.buf, "[confirm] \"" B "\" confidence=0.58 (1/0)");
@@ -204,7 +204,8 @@ seeding(void)
 	/* a changed default is re-seeded fresh on its old matcher */
 	CHECK_INT(store_exec(st, "UPDATE behaviors SET confirm_count = 3,"
 	    " rationale = replace(rationale, 'seed-version:',"
-	    " 'seed-version:old') WHERE rationale LIKE '%seed-key:%'", &err),
+	    " 'seed-version:000000000000 ') WHERE rationale LIKE"
+	    " '%seed-key:%'", &err),
 	    0);
 	CHECK_INT(seed(st, &c), n);
 	CHECK_INT(global_behaviors(st), n + 1);
@@ -222,6 +223,62 @@ seeding(void)
 	CHECK_INT(fixture_count(st, "SELECT COUNT(*) FROM behavior_matchers"),
 	    n + 1);
 	sbuf_release(&sb);
+	fixture_close(st);
+}
+
+/* The one text value of sql, as a new string ("" when NULL). */
+static char *
+fixture_text(struct store *st, const char *sql)
+{
+	sqlite3_stmt	*stmt = NULL;
+	struct err	 err;
+	const char	*v = NULL;
+	char		*s;
+
+	if (store_prepare(st, &stmt, sql, &err) == 0 &&
+	    sqlite3_step(stmt) == SQLITE_ROW)
+		v = (const char *)sqlite3_column_text(stmt, 0);
+	s = strdup(v != NULL ? v : "");
+	sqlite3_finalize(stmt);
+	return s;
+}
+
+/*
+ * The original's defaults (its program version as seed-version) are the
+ * defaults: never deleted, re-seeded or doubled, their counts kept.
+ */
+static void
+seeding_leaves_the_originals_defaults(void)
+{
+	struct store	*st = fixture_open();
+	struct counting	 c = { 0, NULL };
+	struct err	 err;
+	long		 n = (long)text_behaviors_count;
+	const char	*rows = "SELECT group_concat(id || confirm_count || "
+			    "rationale, '|') FROM (SELECT * FROM behaviors "
+			    "ORDER BY id)";
+	char		*before, *after;
+
+	CHECK_INT(seed(st, &c), n);
+	CHECK_INT(store_exec(st, "UPDATE behaviors SET confirm_count = 2,"
+	    " rationale = substr(rationale, 1, instr(rationale,"
+	    " 'seed-version:') - 1) || 'seed-version:0.1.30'", &err), 0);
+	before = fixture_text(st, rows);
+	c.calls = 0;
+	CHECK_INT(seed(st, &c), 0);
+	CHECK_INT(c.calls, 0);
+	after = fixture_text(st, rows);
+	CHECK_STR(after, before);
+	CHECK_INT(global_behaviors(st), n);
+	CHECK_INT(fixture_count(st, "SELECT COUNT(*) FROM behaviors WHERE"
+	    " rationale LIKE '% seed-version:0.1.30'"), n);
+	free(before);
+	free(after);
+	/* one of the original's gone: only that default comes back */
+	CHECK_INT(store_exec(st, "DELETE FROM behaviors WHERE rationale LIKE"
+	    " '%seed-key:snag-dead-end %'", &err), 0);
+	CHECK_INT(seed(st, &c), 1);
+	CHECK_INT(global_behaviors(st), n);
 	fixture_close(st);
 }
 
@@ -295,6 +352,7 @@ defaults_are_well_formed(void)
 CHECK_MAIN(
 	TEST(scenario),
 	TEST(seeding),
+	TEST(seeding_leaves_the_originals_defaults),
 	TEST(seeding_failure_is_isolated),
 	TEST(seeding_races_write_once),
 	TEST(defaults_are_well_formed)

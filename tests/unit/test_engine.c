@@ -42,19 +42,19 @@ confidence_table(void)
 		const char	*update, *list;
 	} rows[] = {
 		{ 0, 0, 0, 0.5, "0.50 (0/0)", "[0.50 conf, 0 tests] x" },
-		{ 1, 0, 0, 7.0 / 12, "0.58 (1/0)", "[0.58 conf, 1 tests] x" },
+		{ 1, 0, 0, 7.0 / 12, "0.58 (1/0)", "[0.58 conf, 1 test] x" },
 		{ 2, 0, 0, 4.5 / 7, "0.64 (2/0)", "[0.64 conf, 2 tests] x" },
 		{ 3, 0, 0, 0.6875, "0.69 (3/0)", "[0.69 conf, 3 tests] x" },
 		{ 10, 0, 0, 12.5 / 15, "0.83 (10/0)",
 		  "[0.83 conf, 10 tests] x" },
 		{ 25, 0, 0, 27.5 / 30, "0.92 (25/0)",
 		  "[0.92 conf, 25 tests] x" },
-		{ 0, 1, 0, 2.5 / 6, "0.42 (0/1)", "[0.42 conf, 1 tests] x" },
+		{ 0, 1, 0, 2.5 / 6, "0.42 (0/1)", "[0.42 conf, 1 test] x" },
 		{ 0, 0, 1, 2.5 / 5.25, "0.48 (0/0.25)",
 		  "[0.48 conf, 0 tests] x" },
 		{ 0, 0, 2, 2.5 / 5.5, "0.45 (0/0.5)",
-		  "[0.46 conf, 1 tests] x" },
-		{ 1, 0, 1, 0.56, "0.56 (1/0.25)", "[0.56 conf, 1 tests] x" },
+		  "[0.46 conf, 1 test] x" },
+		{ 1, 0, 1, 0.56, "0.56 (1/0.25)", "[0.56 conf, 1 test] x" },
 		{ 1, 1, 0, 0.5, "0.50 (1/1)", "[0.50 conf, 2 tests] x" },
 		{ 1, 1, 1, 3.5 / 7.25, "0.48 (1/1.25)",
 		  "[0.48 conf, 2 tests] x" },
@@ -210,7 +210,7 @@ scoring_s1(void)
 	engine_hits_release(&hs);
 	nudge_text(st, 0.6, &sb);
 	CHECK_STR(sb.buf, "[thatch] User decision model\n"
-	    "- [0.58 conf, 1 tests] When adding a feature: you tend to write "
+	    "- [0.58 conf, 1 test] When adding a feature: the user tends to write "
 	    "tests first");
 	free(id);
 	sbuf_release(&sb);
@@ -368,8 +368,8 @@ threshold_edges(void)
 	link_item(st, "s", 0.5996, 1, 1.0, "formatting code again", id);
 	nudge_text(st, 0.60, &sb);
 	CHECK_STR(sb.buf, "[thatch] User decision model\n"
-	    "- [0.50 conf, 0 tests] When formatting code again: you may "
-	    "prefer use tabs");
+	    "- [0.50 conf, 0 tests] When formatting code again: the user may "
+	    "prefer to use tabs");
 	free(id);
 	sbuf_release(&sb);
 	fixture_close(st);

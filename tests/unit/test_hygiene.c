@@ -91,6 +91,43 @@ every_signal_in_order_with_plurals(void)
 	store_close(st);
 }
 
+/* issue 15: the list names what the line counts, as many as it says */
+static void
+the_list_names_the_memories_behind_each_count(void)
+{
+	static const char *const	live[] = { "main" };
+	struct store			*st = tmpdb_open("list");
+	struct hygiene_list		 l;
+	struct sbuf			 out = SBUF_INIT;
+	struct err			 err = { "" };
+
+	put(st, "dup-a", 0, NULL, 0, "2025-06-01T00:00:00.000Z");
+	put(st, "dup-b", 1, NULL, 0, "2025-06-01T00:00:00.000Z");
+	put(st, "old", 60, NULL, 0, "2025-01-01T00:00:00.000Z");
+	put(st, "gone-1", 120, "feat/gone", 0, "2025-06-01T00:00:00.000Z");
+	put(st, "arch", 300, "feat/gone", 1, "2025-06-01T00:00:00.000Z");
+	put(st, "kept", 240, "main", 0, "2025-06-01T00:00:00.000Z");
+	CHECK_INT(hygiene_list(st, "o/r", live, 1, NOW_MS, &l, &err), 0);
+	CHECK_INT((int)l.dups.npairs, (int)l.facts.dups);
+	CHECK_INT((int)l.stale.n, l.facts.stale);
+	hygiene_list_format(&l, &out);
+	CHECK_STR(out.buf, "Duplicate-candidate pairs pending review (1):\n"
+	    "  \"dup-a\" \u2194 \"dup-b\" (similarity 1)\n"
+	    "Memories neither updated nor recalled in 90+ days (1):\n"
+	    "  \"old\" (updated 2025-01-01T00:00:00.000Z, last recalled "
+	    "never)\n"
+	    "Memories scoped to deleted branches (1):\n"
+	    "  \"gone-1\" (branch feat/gone)\n");
+	hygiene_list_release(&l);
+	sbuf_reset(&out);
+	/* unknown branches: no orphans, as the line says nothing of them */
+	CHECK_INT(hygiene_list(st, "o/r", NULL, 0, NOW_MS, &l, &err), 0);
+	CHECK_INT((int)l.orphaned.n, 0);
+	hygiene_list_release(&l);
+	sbuf_release(&out);
+	store_close(st);
+}
+
 static void
 unknown_branches_skip_the_orphan_signal(void)
 {
@@ -272,6 +309,7 @@ one_lock_holder_at_a_time(void)
 CHECK_MAIN(
 	TEST(a_healthy_store_reports_nothing),
 	TEST(every_signal_in_order_with_plurals),
+	TEST(the_list_names_the_memories_behind_each_count),
 	TEST(unknown_branches_skip_the_orphan_signal),
 	TEST(the_cache_gives_the_exact_line_and_then_the_last_known_one),
 	TEST(aging_past_the_limit_or_a_clock_going_back_is_a_change),

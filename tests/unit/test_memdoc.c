@@ -212,9 +212,9 @@ test_hostile_input(void)
 	REFUSED("---\narchived: yes\n---\n",
 	    "line 2: archived is true or false");
 	REFUSED("---\nembedding: \"AAA=\"\n---\n",
-	    "line 2: embedding is not float32s");
+	    "line 2: embedding is not base64 float32s");
 	REFUSED("---\nembedding: \"AACAPx==\"\n---\n",
-	    "line 2: embedding is not base64");
+	    "line 2: embedding is not base64 float32s");
 	REFUSED("---\nlabel: a\nstore: b\n---\nx\x00y",
 	    "content holds a NUL byte");
 }

@@ -102,7 +102,7 @@ scenario(void)
 	CHECK_STR(sb.buf, want.buf);
 
 	query(st, M, &sb);
-	CHECK_STR(sb.buf, "[0.48 conf, 2 tests] When " M ": you tend to " P);
+	CHECK_STR(sb.buf, "[0.48 conf, 2 tests] When " M ": the user tends to " P);
 	query(st, "what is the weather like today", &sb);
 	CHECK_STR(sb.buf, "No matching predictions found.");
 

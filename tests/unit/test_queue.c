@@ -94,6 +94,34 @@ session_ids_cannot_escape_the_queue_folder(void)
 	free(s);
 }
 
+/* `thatch queue`: the sessions with a queue, sorted, found by file name */
+static void
+sessions_are_listed_by_file_name(void)
+{
+	char		 *dir = tmpdir(), **ids, *path;
+	struct err	  err = { "" };
+	size_t		  n;
+
+	CHECK_INT(queue_sessions(dir, &ids, &n, &err), 0);	/* no dir */
+	CHECK_INT((int)n, 0);
+	append_one(dir, "s b/2", "Read", "x", QUEUE_KEEP);
+	append_one(dir, "s-a", "Read", "x", QUEUE_KEEP);
+	CHECK_INT(queue_missed_bump(dir, "s-c", &err), 0);	/* count only */
+	path = path_join(dir, "planted.jsonl");
+	CHECK_INT(symlink("/etc/passwd", path), 0);
+	CHECK_INT(queue_sessions(dir, &ids, &n, &err), 0);
+	CHECK_INT((int)n, 2);
+	if (n == 2) {
+		CHECK_STR(ids[0], "s-a");
+		CHECK_STR(ids[1], "s_b_2");
+		/* a listed id reads its session's queue as it is */
+		CHECK_INT((int)queued(dir, ids[1]), 1);
+	}
+	queue_sessions_free(ids, n);
+	free(path);
+	rmdir_all(dir);
+}
+
 static void
 records_keep_the_order_and_shape_of_the_original(void)
 {
@@ -638,6 +666,7 @@ files_are_private_and_temporaries_swept(void)
 
 CHECK_MAIN(
 	TEST(session_ids_cannot_escape_the_queue_folder),
+	TEST(sessions_are_listed_by_file_name),
 	TEST(records_keep_the_order_and_shape_of_the_original),
 	TEST(only_the_newest_twenty_records_are_kept),
 	TEST(a_remember_drains_what_was_queued_before_it),

@@ -120,6 +120,17 @@ hash_fallback_is_flagged(void)
 }
 
 static void
+blank_labels_are_whitespace_only(void)
+{
+	CHECK(slug_is_blank("", 0));
+	CHECK(slug_is_blank(" \t\n", 3));
+	CHECK(slug_is_blank("\xc2\xa0\xe3\x80\x80", 5));	/* NBSP, U+3000 */
+	CHECK(!slug_is_blank("!!!", 3));	/* a label, hashed slug */
+	CHECK(!slug_is_blank(" x ", 3));
+	CHECK(!slug_is_blank("\xe2\x80\x8b", 3));	/* U+200B is Cf */
+}
+
+static void
 largest_hash_has_eight_characters(void)
 {
 	/* U+10FFFF * 31 + ... any value: the slug stays x + base36 */
@@ -144,6 +155,7 @@ order_is_javascripts(void)
 CHECK_MAIN(
 	TEST(worked_examples_of_the_spec),
 	TEST(hash_fallback_is_flagged),
+	TEST(blank_labels_are_whitespace_only),
 	TEST(largest_hash_has_eight_characters),
 	TEST(order_is_javascripts)
 )

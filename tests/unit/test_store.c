@@ -880,6 +880,88 @@ hygiene_counts(void)
 	store_close(st);
 }
 
+/* hygiene --list reads the memories the counts count (hygiene.c inv. 5) */
+static void
+hygiene_lists_match_the_counts(void)
+{
+	struct store		*st = open_fresh("hygiene-list");
+	struct err		 err = { "" };
+	struct store_write	 w = {
+		.store = "p", .content = "#", .archived = -1,
+	};
+	enum store_write_result	 res;
+	char			 buf[128] = "";
+
+	w.slug = w.label = "new"; w.now = "2025-06-01T00:00:00.000Z";
+	store_remember(st, &w, &res, &err);
+	w.slug = w.label = "older"; w.now = "2024-02-01T00:00:00.000Z";
+	w.branch = "old";
+	store_remember(st, &w, &res, &err);
+	w.slug = w.label = "oldest"; w.now = "2024-01-01T00:00:00.000Z";
+	store_remember(st, &w, &res, &err);
+	w.slug = w.label = "hidden"; w.archived = 1;
+	store_remember(st, &w, &res, &err);
+	CHECK_INT(store_list_stale(st, "p", "2025-01-01T00:00:00.000Z",
+	    collect_labels, buf, &err), 0);
+	CHECK_STR(buf, "oldest,older,");	/* oldest touch first */
+	buf[0] = '\0';
+	CHECK_INT(store_list_branch(st, "p", "old", collect_labels, buf, &err),
+	    0);
+	CHECK_STR(buf, "older,oldest,");	/* by label, archived not */
+	store_close(st);
+}
+
+static int
+count_entries(const struct store_entry *e, void *arg)
+{
+	(void)e;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static void
+move_keeps_every_field(void)
+{
+	struct store		*st = open_fresh("move");
+	struct store_entry	 before, after;
+	struct err		 err = { "" };
+	enum store_move_result	 res;
+	float			 x[2] = { 1, 0 };
+	char			 buf[64];
+	bool			 found;
+	int			 n = 0;
+
+	put_branch(st, "a", x, "feat", 1, false);
+	put_branch(st, "b", x, NULL, -1, false);
+	store_verdict_set(st, "p", "a", "b", "unrelated", "t", &err);
+	CHECK_STR(search_slugs(st, "p", x, NULL, true, buf, 64), "a,b,");
+	store_get(st, "p", "a", &before, &found, &err);
+	CHECK_INT(store_move(st, "p", "a", "q", &res, &err), 0);
+	CHECK_INT(res, STORE_MOVED);
+	CHECK_INT(store_get(st, "q", "a", &after, &found, &err), 0);
+	CHECK(found);
+	CHECK_STR(after.content, before.content);
+	CHECK_STR(after.branch, "feat");
+	CHECK(after.archived);
+	CHECK_STR(after.created_at, before.created_at);
+	CHECK_STR(after.updated_at, before.updated_at);
+	CHECK_INT(after.recall_count, before.recall_count);
+	store_entry_release(&before);
+	store_entry_release(&after);
+	CHECK_INT(verdicts_in(st, "p"), 0);	/* the pair had two stores */
+	/* the search cache follows: gone from p, found in q */
+	CHECK_STR(search_slugs(st, "p", x, NULL, true, buf, 64), "b,");
+	CHECK_STR(search_slugs(st, "q", x, NULL, true, buf, 64), "a,");
+	CHECK_INT(store_move(st, "p", "a", "q", &res, &err), 0);
+	CHECK_INT(res, STORE_MOVE_MISSING);
+	put_branch(st, "a", x, NULL, -1, false);	/* p has an "a" again */
+	CHECK_INT(store_move(st, "p", "a", "q", &res, &err), 0);
+	CHECK_INT(res, STORE_MOVE_TAKEN);
+	CHECK_INT(store_list(st, "p", count_entries, &n, &err), 0);
+	CHECK_INT(n, 2);			/* nothing moved */
+	store_close(st);
+}
+
 static char *
 slurp(const char *path)
 {
@@ -1079,6 +1161,8 @@ CHECK_MAIN(
 	TEST(vectors_export_in_slug_order),
 	TEST(verdicts_are_canonical),
 	TEST(hygiene_counts),
+	TEST(hygiene_lists_match_the_counts),
+	TEST(move_keeps_every_field),
 	TEST(writes_land_in_named_columns_of_an_old_file),
 	TEST(files_are_private_whatever_the_umask),
 	TEST(opening_waits_for_no_writer),

@@ -51,6 +51,23 @@ every_problem_is_reported_in_schema_order(void)
 	    "Required; label_b: Required; status: Required");
 }
 
+/* issue 15: a nameless memory blocked the label "x0" for good */
+static void
+a_blank_label_is_refused(void)
+{
+	CHECK_VALID("memory_remember", "{\"label\":\"\",\"content\":\"c\"}",
+	    "Invalid arguments: label: must not be empty or only whitespace");
+	CHECK_VALID("memory_remember", "{\"label\":\" \\t\\u00a0\","
+	    "\"content\":\"c\"}", "Invalid arguments: label: must not be "
+	    "empty or only whitespace");
+	CHECK_VALID("memory_remember", "{\"label\":\"!!!\",\"content\":\"c\"}",
+	    "");
+	CHECK_VALID("memory_move", "{\"label\":\"a\",\"to\":\" \"}",
+	    "Invalid arguments: to: must not be empty or only whitespace");
+	/* an old nameless memory can still be shown and forgotten */
+	CHECK_VALID("memory_forget", "{\"label\":\"\"}", "");
+}
+
 static void
 types_are_strict_and_null_is_not_absent(void)
 {
@@ -386,6 +403,7 @@ a_missing_model_is_a_tool_error_and_other_tools_work(void)
 
 CHECK_MAIN(
 	TEST(every_problem_is_reported_in_schema_order),
+	TEST(a_blank_label_is_refused),
 	TEST(types_are_strict_and_null_is_not_absent),
 	TEST(a_nul_in_any_string_is_refused),
 	TEST(unknown_arguments_are_ignored),

@@ -150,6 +150,39 @@ controls_are_escaped_for_terminals(void)
 	sbuf_release(&sb);
 }
 
+/*
+ * Bytes that are not UTF-8 become U+FFFD, one per maximal invalid subpart,
+ * as JavaScript's decoder gives them (hosts-hooks-cli §4.1): a hook whose
+ * input holds a stray byte still reads the rest.
+ */
+static void
+invalid_utf8_is_repaired_per_subpart(void)
+{
+#define R "\xef\xbf\xbd"
+	static const struct {
+		const char	*in, *want;
+	} cases[] = {
+		{ "plain \xc3\xa9t\xc3\xa9", "plain \xc3\xa9t\xc3\xa9" },
+		{ "kept " R " as it is", "kept " R " as it is" },
+		{ "a\xe2\x82z", "a" R "z" },		/* truncated: one */
+		{ "\xff\xfe", R R },			/* two bad bytes: two */
+		{ "\xf0\x90\x80!", R "!" },		/* 3 of a 4-byte one */
+		{ "\xed\xa0\x80", R R R },		/* a surrogate: three */
+		{ "\xc0\xaf", R R },			/* overlong */
+		{ "tail \xf0\x9f", "tail " R },
+	};
+#undef R
+	struct sbuf	sb = SBUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sbuf_init(&sb);
+		utf8_repair(&sb, cases[i].in, strlen(cases[i].in));
+		CHECK_STR(sb.buf, cases[i].want);
+		sbuf_release(&sb);
+	}
+}
+
 static void
 sbuf_grows_and_detaches(void)
 {
@@ -381,6 +414,7 @@ CHECK_MAIN(
 	TEST(path_join_is_nodes),
 	TEST(lengths_count_utf16_units),
 	TEST(controls_are_escaped_for_terminals),
+	TEST(invalid_utf8_is_repaired_per_subpart),
 	TEST(sbuf_grows_and_detaches),
 	TEST(rewrite_keeps_an_existing_files_mode),
 	TEST(rewrite_keeps_the_owner_as_root),
