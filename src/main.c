@@ -49,6 +49,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_model_entry,
 	&cmd_session_entry,
 	&cmd_chat_entry,
+	&cmd_sync_entry,
 	NULL
 };
 

@@ -103,6 +103,7 @@ extern const struct cmd_entry cmd_mv_entry;
 extern const struct cmd_entry cmd_queue_entry;
 extern const struct cmd_entry cmd_session_entry;
 extern const struct cmd_entry cmd_chat_entry;
+extern const struct cmd_entry cmd_sync_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];

@@ -18,7 +18,8 @@
  * thatch is in its initialize instructions, both spelled for the detected
  * host, and warns once, on a tool result, when the executable was
  * upgraded under it (host/version_watch.c; THATCH_VERSION_CHECK_MS
- * shortens the schedule for tests).
+ * shortens the schedule for tests). With `thatch sync --auto on` for the
+ * project it syncs the project store in the background (host/autosync.c).
  */
 #include "cli/cmd.h"
 
@@ -26,6 +27,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/repo.h"
+#include "core/sync.h"
+#include "host/autosync.h"
 #include "host/hook.h"
 #include "host/mcp.h"
 #include "host/prompts.h"
@@ -41,6 +45,8 @@
 struct startup {
 	struct cli_ctx	*cli;
 	struct tool_ctx	*tools;
+	struct mcp_server *srv;
+	struct autosync	*autosync;	/* owned; NULL: sync --auto off */
 	int		 step;		/* the next warm-up step */
 };
 
@@ -50,6 +56,22 @@ detect_store(void *arg)
 	struct startup	*s = arg;
 
 	s->tools->default_store = cli_repo(s->cli);
+}
+
+/* `thatch sync --auto on` for this project: pull now, push after writes
+ * (docs/sync.md), in a child process, never on a hook's path. */
+static void
+start_autosync(void *arg)
+{
+	struct startup	*s = arg;
+	const char	*store = repo_store_name(s->tools->default_store);
+	char		*remote;
+
+	if (strcmp(store, "global") == 0 ||
+	    (remote = sync_auto_remote(s->cli->store, store)) == NULL)
+		return;
+	s->autosync = autosync_start(s->srv, &s->cli->paths, store, remote);
+	free(remote);
 }
 
 static bool
@@ -79,7 +101,7 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct sbuf		 instructions = SBUF_INIT;
 	struct sideband		*sb = NULL;
 	struct setup_refresh	 refresh = { &setup, &ctx->paths };
-	struct startup		 startup = { ctx, &tools, 0 };
+	struct startup		 startup = { ctx, &tools, NULL, NULL, 0 };
 	const char		*warmup = path_env("THATCH_WARMUP");
 	struct err		 err;
 	char			*warning;
@@ -90,7 +112,9 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	tool_ctx_init(&tools, ctx->store, NULL, &ctx->paths);
 	tools.clock = ctx->clock;
 	srv = mcp_new(&tools, 0, 1);
+	startup.srv = srv;
 	mcp_after_initialize(srv, detect_store, &startup);
+	mcp_after_initialize(srv, start_autosync, &startup);
 	if (warmup == NULL || strcmp(warmup, "0") != 0)
 		mcp_when_idle(srv, warm_up, &startup);
 	mcp_setup_detect(&ctx->paths, &setup);
@@ -117,6 +141,7 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (sideband_open(srv, &ctx->paths, &sb, &err) != 0)
 		log_warn("sideband socket failed: %s", err.msg);
 	rc = mcp_run(srv, &ctx->err);
+	autosync_free(startup.autosync);
 	sideband_close(sb);
 	mcp_free(srv);
 	prompts_free(prompts);

@@ -354,4 +354,33 @@ int	 store_list_branch(struct store *, const char *store,
 	    const char *branch, int (*fn)(const struct store_entry *, void *),
 	    void *, struct err *);
 
+/* ---- Sync (core/sync.c) ------------------------------------------------ */
+
+/*
+ * Call fn for each entry of store in slug order, with content, without
+ * vector; only those without an embedding when unembedded. Borrowed for
+ * the call; fn returning non-zero stops the walk.
+ */
+int	 store_walk(struct store *, const char *store, bool unembedded,
+	    int (*fn)(const struct store_entry *, void *), void *,
+	    struct err *);
+
+/*
+ * Write e as (e->store, e->slug) exactly: label, content, branch,
+ * confidence (0: NULL), archived, created_at and updated_at as given,
+ * keeping the row's recall telemetry, with no embedding until
+ * store_set_embedding gives one; clears the slug's verdicts. store_drop
+ * deletes a row and its verdicts. Both run inside the caller's
+ * transaction (a sync applies hundreds of rows at once).
+ */
+int	 store_put_exact(struct store *, const struct store_entry *e,
+	    struct err *);
+int	 store_drop(struct store *, const char *store, const char *slug,
+	    struct err *);
+
+/* Set (store, slug)'s embedding and model; a missing row is no error. */
+int	 store_set_embedding(struct store *, const char *store,
+	    const char *slug, const float *vec, int dim, const char *model,
+	    struct err *);
+
 #endif

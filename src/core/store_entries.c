@@ -321,32 +321,46 @@ store_get(struct store *st, const char *store, const char *slug,
 	return 0;
 }
 
-int
-store_forget(struct store *st, const char *store, const char *slug,
-    bool *found, struct err *err)
+/* Delete the row inside the caller's transaction; *rowid its rowid. */
+static int
+delete_row(struct store *st, const char *store, const char *slug,
+    bool *found, sqlite3_int64 *rowid, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	sqlite3_int64	 rowid = 0;
-	int		 rc = -1, step;
+	int		 step;
 
 	*found = false;
-	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
-		return -1;
 	if (store_prepare(st, &stmt, "DELETE FROM entries "
 	    "WHERE slug = ? AND store = ? RETURNING rowid", err) != 0)
-		goto out;
+		return -1;
 	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, store, -1, SQLITE_STATIC);
 	if ((step = step_entries(st, stmt)) == SQLITE_ROW) {
 		*found = true;
-		rowid = sqlite3_column_int64(stmt, 0);
+		*rowid = sqlite3_column_int64(stmt, 0);
 		step = step_entries(st, stmt);
 	}
+	sqlite3_finalize(stmt);
 	if (step != SQLITE_DONE) {
-		store_fail(st, err, "cannot forget memory");
-		goto out;
+		*found = false;
+		return store_fail(st, err, "cannot forget memory");
 	}
 	if (*found && clear_verdicts(st, store, slug, err) != 0)
+		return -1;
+	return 0;
+}
+
+int
+store_forget(struct store *st, const char *store, const char *slug,
+    bool *found, struct err *err)
+{
+	sqlite3_int64	 rowid = 0;
+	int		 rc = -1;
+
+	*found = false;
+	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
+		return -1;
+	if (delete_row(st, store, slug, found, &rowid, err) != 0)
 		goto out;
 	if (store_exec(st, "COMMIT", err) != 0)
 		goto out;
@@ -354,7 +368,6 @@ store_forget(struct store *st, const char *store, const char *slug,
 		store_cache_remove(st, store, rowid);
 	rc = 0;
 out:
-	sqlite3_finalize(stmt);
 	store_rollback(st);
 	if (rc != 0)
 		*found = false;
@@ -686,4 +699,120 @@ store_verdicts(struct store *st, const char *store,
 	if (!stop && step != SQLITE_DONE)
 		return store_fail(st, err, "cannot read verdicts");
 	return 0;
+}
+
+/* ---- Sync (core/sync.c): exact rows, inside the caller's transaction -- */
+
+static const char SQL_PUT_EXACT[] =
+	"INSERT INTO entries (slug, store, label, content, embedding, model, "
+	"branch, confidence, archived, created_at, updated_at) "
+	"VALUES (?1, ?2, ?3, ?4, NULL, NULL, ?5, ?6, ?7, ?8, ?9) "
+	"ON CONFLICT(slug, store) DO UPDATE SET "
+	"label = excluded.label, content = excluded.content, "
+	"embedding = NULL, model = NULL, branch = excluded.branch, "
+	"confidence = excluded.confidence, archived = excluded.archived, "
+	"created_at = excluded.created_at, updated_at = excluded.updated_at "
+	"RETURNING rowid";
+
+int
+store_walk(struct store *st, const char *store, bool unembedded,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	return walk_entries(st, unembedded ?
+	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
+	    "AND embedding IS NULL ORDER BY slug" :
+	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
+	    "ORDER BY slug", &store, 1, fn, arg, err);
+}
+
+int
+store_put_exact(struct store *st, const struct store_entry *e,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	sqlite3_int64	 rowid;
+	int		 rc = -1;
+
+	if (ensure_store(st, e->store, err) != 0 ||
+	    store_prepare(st, &stmt, SQL_PUT_EXACT, err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, e->slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, e->store, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, e->label, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, e->content, -1, SQLITE_STATIC);
+	if (e->branch != NULL)
+		sqlite3_bind_text(stmt, 5, e->branch, -1, SQLITE_STATIC);
+	if (e->confidence != 0)
+		sqlite3_bind_int(stmt, 6, e->confidence);
+	sqlite3_bind_int(stmt, 7, e->archived);
+	sqlite3_bind_text(stmt, 8, e->created_at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 9, e->updated_at, -1, SQLITE_STATIC);
+	if (step_entries(st, stmt) != SQLITE_ROW) {
+		store_fail(st, err, "cannot save memory");
+		goto out;
+	}
+	rowid = sqlite3_column_int64(stmt, 0);
+	if (step_entries(st, stmt) != SQLITE_DONE) {
+		store_fail(st, err, "cannot save memory");
+		goto out;
+	}
+	if (clear_verdicts(st, e->store, e->slug, err) != 0)
+		goto out;
+	store_cache_put(st, e->store, rowid, NULL, 0, e->archived, e->branch);
+	rc = 0;
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_drop(struct store *st, const char *store, const char *slug,
+    struct err *err)
+{
+	sqlite3_int64	rowid = 0;
+	bool		found;
+
+	if (delete_row(st, store, slug, &found, &rowid, err) != 0)
+		return -1;
+	if (found)
+		store_cache_remove(st, store, rowid);
+	return 0;
+}
+
+int
+store_set_embedding(struct store *st, const char *store, const char *slug,
+    const float *vec, int dim, const char *model, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	void		*scratch = NULL;
+	const void	*blob;
+	int		 rc = -1;
+
+	if (store_prepare(st, &stmt, "UPDATE entries SET embedding = ?, "
+	    "model = ? WHERE slug = ? AND store = ? "
+	    "RETURNING rowid, archived, branch", err) != 0)
+		return -1;
+	blob = store_blob_encode(vec, (size_t)dim, &scratch);
+	sqlite3_bind_blob(stmt, 1, blob, dim * 4, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, slug, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, store, -1, SQLITE_STATIC);
+	switch (step_entries(st, stmt)) {
+	case SQLITE_ROW:
+		store_cache_put(st, store, sqlite3_column_int64(stmt, 0), vec,
+		    dim, sqlite3_column_int(stmt, 1) != 0,
+		    (const char *)sqlite3_column_text(stmt, 2));
+		if (step_entries(st, stmt) != SQLITE_DONE)
+			break;
+		/* FALLTHROUGH */
+	case SQLITE_DONE:
+		rc = 0;
+		break;
+	}
+	if (rc != 0)
+		store_fail(st, err, "cannot save an embedding");
+	sqlite3_finalize(stmt);
+	free(scratch);
+	return rc;
 }

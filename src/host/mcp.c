@@ -87,6 +87,8 @@ struct mcp_server {
 	bool				 started;	/* deferred work ran */
 	bool				(*idle)(void *);	/* idle step */
 	void				 *idle_arg;
+	void				(*wrote)(void *);	/* after writes */
+	void				 *wrote_arg;
 };
 
 /* The versions we speak, newest first (host-contracts §4). */
@@ -258,6 +260,13 @@ run_deferred(struct mcp_server *s)
 	s->started = true;
 	for (i = 0; i < n; i++)
 		s->deferred[i].fn(s->deferred[i].arg);
+}
+
+void
+mcp_after_write(struct mcp_server *s, void (*fn)(void *), void *arg)
+{
+	s->wrote = fn;
+	s->wrote_arg = arg;
 }
 
 void
@@ -466,6 +475,8 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 	} else
 		failed = false;
 	log_debug("mcp:call", "%s -> %s", t->name, failed ? "error" : "ok");
+	if (!failed && !(t->flags & TOOL_READONLY) && s->wrote != NULL)
+		s->wrote(s->wrote_arg);
 	if (s->notice != NULL && (notice = s->notice(s->notice_arg)) != NULL)
 		prepend_notice(&text, notice);
 	free(notice);

@@ -146,6 +146,13 @@ void	mcp_after_initialize(struct mcp_server *, void (*fn)(void *),
 void	mcp_when_idle(struct mcp_server *, bool (*step)(void *), void *arg);
 
 /*
+ * Call fn(arg) after each tools/call of a tool not marked TOOL_READONLY
+ * that succeeded (the background sync pushes after writes). One
+ * callback; a second call replaces it.
+ */
+void	mcp_after_write(struct mcp_server *, void (*fn)(void *), void *arg);
+
+/*
  * Watch fd for readability in the server's poll loop: ready(arg, fd) is
  * called between stdio messages, in the server's thread, so it may use the
  * tool context (one thread; hosts-hooks-cli §2.10). ready must not block

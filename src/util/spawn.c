@@ -5,7 +5,9 @@
  * posix_spawn would not let us change the child's directory portably, so
  * this forks; the child only calls async-signal-safe functions before exec.
  * A missing cwd or program is reported through a pipe as an errno value so
- * the caller can tell "could not run" from "ran and failed".
+ * the caller can tell "could not run" from "ran and failed". A child's
+ * input is handed over as a file, never a pipe we write, so a child that
+ * exits early cannot raise SIGPIPE in a process that has not ignored it.
  */
 #include "util/spawn.h"
 
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,15 +29,14 @@
 #include "util/xmalloc.h"
 
 static void
-child_exec(const char *const argv[], const char *dir, int outfd, int errpipe)
+child_exec(const char *const argv[], const char *dir, int infd, int outfd,
+    int errfd, int errpipe)
 {
 	int	null, e;
 
 	null = open("/dev/null", O_RDWR);
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 2);
-	}
+	dup2(infd >= 0 ? infd : null, 0);
+	dup2(errfd >= 0 ? errfd : null, 2);
 	dup2(outfd, 1);
 	if (dir != NULL && chdir(dir) != 0)
 		goto fail;
@@ -47,24 +49,75 @@ fail:
 	_exit(127);
 }
 
-int
-spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
-    struct sbuf *out, int *status, struct err *err)
+/* Stdin as an unlinked temporary file, so that a child which stops
+ * reading can neither block us nor raise SIGPIPE. -1 for /dev/null. */
+static int
+input_fd(const struct spawn_io *io, struct err *err)
 {
-	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, e, wst;
-	int64_t		 deadline = clock_mono_ms() + timeout_ms;
-	pid_t		 pid;
-	ssize_t		 n;
-	struct pollfd	 pfd;
-	int		 rc = -1, killed = 0;
+	FILE	*fp;
+	int	 fd;
 
-	if (pipe(outp) != 0 || pipe(errp) != 0) {
+	if (io == NULL || io->in == NULL)
+		return -1;
+	if ((fp = tmpfile()) == NULL ||
+	    fwrite(io->in, 1, io->inlen, fp) != io->inlen || fflush(fp) != 0) {
+		err_errno(err, "cannot buffer a child's input");
+		if (fp != NULL)
+			fclose(fp);
+		return -2;
+	}
+	fd = dup(fileno(fp));
+	fclose(fp);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		err_errno(err, "cannot buffer a child's input");
+		if (fd >= 0)
+			close(fd);
+		return -2;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* Read what is ready on fd into sb; 0 at end of file. */
+static ssize_t
+drain(int fd, struct sbuf *sb)
+{
+	ssize_t	n;
+
+	sbuf_grow(sb, 4096);
+	n = read(fd, sb->buf + sb->len, sb->cap - sb->len - 1);
+	if (n > 0) {
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+	}
+	return n < 0 && errno == EINTR ? 1 : n;
+}
+
+int
+spawn_run(const char *const argv[], const char *dir, int timeout_ms,
+    const struct spawn_io *io, int *status, struct err *err)
+{
+	int		 outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int		 stdp[2] = { -1, -1 }, infd = -1, e, wst;
+	int64_t		 deadline = clock_mono_ms() + timeout_ms;
+	struct sbuf	 discard = SBUF_INIT;
+	struct sbuf	*sinks[2];
+	struct pollfd	 pfd[2];
+	pid_t		 pid;
+	int		 rc = -1, killed = 0, open_fds = 2;
+
+	sinks[0] = io != NULL && io->out != NULL ? io->out : &discard;
+	sinks[1] = io != NULL && io->errout != NULL ? io->errout : &discard;
+	if ((infd = input_fd(io, err)) == -2)
+		goto out;
+	if (pipe(outp) != 0 || pipe(errp) != 0 || pipe(stdp) != 0) {
 		err_errno(err, "cannot create a pipe");
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
 		fcntl(outp[i], F_SETFD, FD_CLOEXEC);
 		fcntl(errp[i], F_SETFD, FD_CLOEXEC);
+		fcntl(stdp[i], F_SETFD, FD_CLOEXEC);
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -72,32 +125,32 @@ spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
 		goto out;
 	}
 	if (pid == 0)
-		child_exec(argv, dir, outp[1], errp[1]);
+		child_exec(argv, dir, infd, outp[1], stdp[1], errp[1]);
 	close(outp[1]);
 	close(errp[1]);
-	outp[1] = errp[1] = -1;
+	close(stdp[1]);
+	outp[1] = errp[1] = stdp[1] = -1;
 
-	pfd.fd = outp[0];
-	pfd.events = POLLIN;
-	for (;;) {
+	pfd[0].fd = outp[0];
+	pfd[1].fd = stdp[0];
+	pfd[0].events = pfd[1].events = POLLIN;
+	while (open_fds > 0) {
 		int64_t	left = deadline - clock_mono_ms();
 		if (left <= 0) {
 			kill(pid, SIGKILL);
 			killed = 1;
 			break;
 		}
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+		if (poll(pfd, 2, (int)left) < 0 && errno != EINTR)
 			break;
-		if (pfd.revents == 0)
-			continue;
-		sbuf_grow(out, 4096);
-		n = read(outp[0], out->buf + out->len, out->cap - out->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		out->len += (size_t)n;
-		out->buf[out->len] = '\0';
+		for (int i = 0; i < 2; i++) {
+			if (pfd[i].fd < 0 || pfd[i].revents == 0)
+				continue;
+			if (drain(pfd[i].fd, sinks[i]) <= 0) {
+				pfd[i].fd = -1;		/* poll skips it */
+				open_fds--;
+			}
+		}
 	}
 	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
 		;
@@ -120,8 +173,22 @@ out:
 			close(outp[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (stdp[i] >= 0)
+			close(stdp[i]);
 	}
+	if (infd >= 0)
+		close(infd);
+	sbuf_release(&discard);
 	return rc;
+}
+
+int
+spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
+    struct sbuf *out, int *status, struct err *err)
+{
+	struct spawn_io	io = { NULL, 0, out, NULL };
+
+	return spawn_run(argv, dir, timeout_ms, &io, status, err);
 }
 
 char *

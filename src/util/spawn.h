@@ -2,6 +2,8 @@
 #ifndef THATCH_UTIL_SPAWN_H
 #define THATCH_UTIL_SPAWN_H
 
+#include <stddef.h>
+
 struct err;
 struct sbuf;
 
@@ -14,6 +16,22 @@ struct sbuf;
  */
 int	spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
 	    struct sbuf *out, int *status, struct err *);
+
+/*
+ * What spawn_run connects: in (inlen bytes; NULL: /dev/null) is the
+ * child's stdin, its stdout and stderr are appended to out and errout
+ * (NULL: discarded). Borrowed.
+ */
+struct spawn_io {
+	const char	*in;
+	size_t		 inlen;
+	struct sbuf	*out;
+	struct sbuf	*errout;
+};
+
+/* spawn_capture with stdin and stderr as io says (git plumbing). */
+int	spawn_run(const char *const argv[], const char *dir, int timeout_ms,
+	    const struct spawn_io *io, int *status, struct err *);
 
 /* Search PATH for an executable regular file; new string or NULL. */
 char	*spawn_which(const char *name);

@@ -1,0 +1,214 @@
+/*
+ * cmd_sync.c — `thatch sync [store]`: share a project store through the
+ * project's git remote (docs/sync.md); --status shows what would move,
+ * --auto turns the MCP server's background sync on or off, --private and
+ * --share mark one memory as never sent or shareable again.
+ *
+ * The merge and git are core/sync.c's; this file parses, supplies the
+ * model for incoming memories (loaded only when one needs a vector) and
+ * prints. With --background (the MCP server's own child) every line goes
+ * to stderr, which the server points at DB_DIR/sync.log, stamped.
+ */
+#include "cli/cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/slug.h"
+#include "core/store.h"
+#include "core/sync.h"
+#include "embed/model.h"
+#include "util/sbuf.h"
+#include "util/utf8.h"
+#include "util/xmalloc.h"
+
+/* The model, opened on the first memory that needs a vector. */
+struct lazy_model {
+	struct model_opts	 o;
+	struct model		*m;	/* owned */
+};
+
+static int
+embed_passage(void *arg, const char *text, float **vec, int *dim,
+    const char **model, struct err *err)
+{
+	struct lazy_model	*lm = arg;
+
+	if (lm->m == NULL && model_open(&lm->o, &lm->m, err) != 0)
+		return -1;
+	*dim = model_dim(lm->m);
+	*vec = xcalloc((size_t)*dim, sizeof(**vec));
+	*model = model_tag(lm->m);
+	if (model_embed(lm->m, text, strlen(text), EMBED_PASSAGE, *vec,
+	    err) != 0) {
+		free(*vec);
+		*vec = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* --private / --share <label>: one row of thatch_sync_private. */
+static int
+mark(struct cli_ctx *ctx, const char *store, const char *label, bool priv)
+{
+	struct sbuf	 out = SBUF_INIT;
+	char		*slug = slug_make(label, strlen(label));
+	int		 rc = CMD_FAILED;
+
+	if (sync_private_set(ctx->store, store, slug, priv, &ctx->err) == 0) {
+		utf8_addf(&out, "[%s] %s :: %s\n", priv ? "private" : "shared",
+		    store, label);
+		fputs(out.buf, stdout);
+		rc = 0;
+	}
+	sbuf_release(&out);
+	free(slug);
+	return rc;
+}
+
+static int
+set_auto(struct cli_ctx *ctx, const char *store, const char *remote,
+    const char *v)
+{
+	bool	on = strcmp(v, "on") == 0;
+
+	if (!on && strcmp(v, "off") != 0) {
+		err_set(&ctx->err, "--auto takes on or off, not '%s'", v);
+		return CMD_USAGE;
+	}
+	if (on && strcmp(store, "global") == 0) {
+		err_set(&ctx->err, "the global store never syncs");
+		return CMD_FAILED;
+	}
+	if (sync_auto_set(ctx->store, store, remote, on, &ctx->err) != 0)
+		return CMD_FAILED;
+	printf("[auto %s] %s with %s\n", on ? "on" : "off", store, remote);
+	return 0;
+}
+
+/* Each line of lines, as prefix + line + suffix, control characters
+ * escaped (labels are the user's). */
+static void
+add_lines(struct sbuf *out, const char *prefix, const char *lines,
+    const char *suffix)
+{
+	const char	*s, *e;
+	char		*line;
+
+	for (s = lines; *s != '\0'; s = e + 1) {
+		if ((e = strchr(s, '\n')) == NULL)
+			e = s + strlen(s);
+		line = xstrndup(s, (size_t)(e - s));
+		utf8_addf(out, "%s%s%s\n", prefix, line, suffix);
+		free(line);
+		if (*e == '\0')
+			break;
+	}
+}
+
+static void
+print_report(FILE *fp, const struct sync_opts *o,
+    const struct sync_report *rep, const char *stamp)
+{
+	struct sbuf	 out = SBUF_INIT, pre = SBUF_INIT;
+
+	sbuf_addf(&pre, "%s[thatch sync] ", stamp);
+	utf8_addf(&out, "%s[%s] %s with %s: ", stamp, o->status ? "status" :
+	    "synced", o->store, o->remote);
+	if (o->status)
+		sbuf_addf(&out, "%zu to send, %zu to receive\n", rep->sent,
+		    rep->received);
+	else if (rep->sent + rep->received == 0)
+		sbuf_adds(&out, "up to date\n");
+	else
+		sbuf_addf(&out, "%zu sent, %zu received\n", rep->sent,
+		    rep->received);
+	if (o->status)
+		add_lines(&out, "  ", rep->plan.buf, "");
+	if (rep->archived > 0)
+		sbuf_addf(&out, "%s%zu edited on both sides: the later edit "
+		    "won, the other is kept archived\n", pre.buf,
+		    rep->archived);
+	add_lines(&out, pre.buf, rep->notes.buf, "");
+	add_lines(&out, pre.buf, rep->secrets.buf,
+	    " (thatch sync --force sends it)");
+	if (rep->unembedded > 0) {
+		sbuf_addf(&out, "%s%zu memories have no vector yet (", pre.buf,
+		    rep->unembedded);
+		utf8_addf(&out, "%s): recall finds them by their words until "
+		    "the next sync embeds them\n", rep->embed_err.buf);
+	}
+	fputs(out.buf, fp);
+	sbuf_release(&out);
+	sbuf_release(&pre);
+}
+
+static int
+cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct lazy_model	 lm = { { 0 }, NULL };
+	struct sync_opts	 o;
+	struct sync_report	 rep;
+	const char		*v, *remote = cli_opt(ctx, "--remote");
+	bool			 bg = cli_flag(ctx, "--background");
+	char			 now[CLOCK_ISO_LEN], stamp[CLOCK_ISO_LEN + 1];
+	int			 rc = CMD_FAILED;
+
+	memset(&o, 0, sizeof(o));
+	o.store = argc > 0 && *argv[0] != '\0' ? argv[0] :
+	    cli_default_store(ctx);
+	o.remote = remote != NULL && *remote != '\0' ? remote : "origin";
+	if ((v = cli_opt(ctx, "--auto")) != NULL)
+		return set_auto(ctx, o.store, o.remote, v);
+	if ((v = cli_opt(ctx, "--private")) != NULL)
+		return mark(ctx, o.store, v, true);
+	if ((v = cli_opt(ctx, "--share")) != NULL)
+		return mark(ctx, o.store, v, false);
+	o.dir = ctx->paths.project_dir;
+	o.now = clock_iso(clock_now(&ctx->clock), now);
+	o.status = cli_flag(ctx, "--status");
+	o.force = cli_flag(ctx, "--force");
+	model_opts_init(&lm.o, &ctx->paths);
+	lm.o.progress = !bg;
+	o.embedder.embed = embed_passage;
+	o.embedder.arg = &lm;
+	stamp[0] = '\0';
+	if (bg)
+		snprintf(stamp, sizeof(stamp), "%s ", now);
+	sync_report_init(&rep);
+	if (sync_run(ctx->store, &o, &rep, &ctx->err) == 0) {
+		print_report(bg ? stderr : stdout, &o, &rep, stamp);
+		rc = 0;
+	} else if (bg)
+		fprintf(stderr, "%s", stamp);	/* the failure line follows */
+	sync_report_release(&rep);
+	model_close(lm.m);
+	model_opts_release(&lm.o);
+	return rc;
+}
+
+static const struct cmd_opt sync_opts[] = {
+	{ "--remote", "<remote>", "the git remote to sync with (default origin)" },
+	{ "--status", NULL, "show what would be sent and received; change nothing" },
+	{ "--force", NULL, "also send memories that look like secrets" },
+	{ "--auto", "<on|off>", "sync in the background of the MCP server" },
+	{ "--private", "<label>", "never send this memory" },
+	{ "--share", "<label>", "let a private memory be sent again" },
+	{ "--background", NULL, "log instead of printing (the MCP server's)" },
+	{ NULL, NULL, NULL },
+};
+
+const struct cmd_entry cmd_sync_entry = {
+	.name = "sync",
+	.args = "[store]",
+	.max_args = 1,
+	.opts = sync_opts,
+	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR THATCH_MODEL",
+	.example = "thatch sync --status",
+	.summary = "share the project's memories through its git remote",
+	.flags = CMD_STORE,
+	.exec = cmd_sync_exec,
+};

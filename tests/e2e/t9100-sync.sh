@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# `thatch sync`: two users (two HOMEs, two databases) share a project
+# store through clones of one bare repository (docs/sync.md): what one
+# remembers the other recalls, edits on both sides keep both, forgets
+# travel, a push race converges, secrets stay home, the user's own git
+# state is untouched and an unreachable remote changes nothing.
+. "$(dirname "$0")/lib.sh"
+
+export GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.com
+export GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.com
+export GIT_CONFIG_NOSYSTEM=1
+git init -q --bare team.git
+git clone -q team.git seed 2>/dev/null
+(cd seed && echo hi >README && git add README && git commit -qm init &&
+    git push -q origin HEAD:main) || exit 1
+git --git-dir=team.git symbolic-ref HEAD refs/heads/main
+for u in A B; do
+	mkdir -p "$u/home"
+	git clone -q team.git "$u/proj" || exit 1
+done
+as() {		# as USER CMD...: run as that user, in their checkout
+	local u=$1; shift
+	(cd "$TEST_DIR/$u/proj" && HOME=$TEST_DIR/$u/home \
+	    THATCH_DB_PATH=$TEST_DIR/$u/thatch.db \
+	    CLAUDE_PROJECT_DIR=$TEST_DIR/$u/proj "$@")
+}
+mcp() {		# mcp USER TOOL ARGS-JSON...: tools/call requests
+	local u=$1 i=0 req=; shift
+	while [ $# -gt 0 ]; do
+		req+='{"jsonrpc":"2.0","id":'$((i++))',"method":"tools/call","params":{"name":"'$1'","arguments":'$2'}}'$'\n'
+		shift 2
+	done
+	printf '%s' "$req" | as "$u" env THATCH_WARMUP=0 "$THATCH_BIN" mcp 2>/dev/null
+}
+remember() {	# remember USER LABEL CONTENT: overwrite
+	mcp "$1" memory_remember '{"label":"'"$2"'","content":"'"$3"'","overwrite":true}' >/dev/null
+}
+content() {	# content USER SLUG
+	sqlite3 "$TEST_DIR/$1/thatch.db" "SELECT content FROM entries WHERE slug = '$2'"
+}
+labels() {	# labels USER: every memory of the project store, with times
+	sqlite3 "$TEST_DIR/$1/thatch.db" "SELECT slug, label, archived, updated_at FROM entries WHERE store = '$store' ORDER BY slug"
+}
+gitstate() {	# what the user's own git holds, byte for byte
+	(cd "$TEST_DIR/$1/proj" && git status --porcelain=v1 --untracked-files=all &&
+	    git for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags refs/remotes &&
+	    git rev-parse HEAD && git symbolic-ref HEAD &&
+	    sha256sum .git/index README && cat .git/config)
+}
+
+# the user's own work in progress: a staged and an unstaged change
+(cd A/proj && echo staged >new && git add new && echo dirty >>README)
+before=$(gitstate A)
+
+remember A "Build flag" "make needs -j2 on this box."
+remember A "Deploy" "Deploy with scripts/ship."
+remember A "Old note" "to be forgotten"
+store=$(sqlite3 A/thatch.db "SELECT store FROM entries LIMIT 1")
+out=$(as A thatch sync 2>&1); rc=$?
+expect_eq "the first sync sends the project's memories" \
+    "0|[synced] $store with origin: 3 sent, 0 received" "$rc|$out"
+tree=$(git --git-dir=team.git ls-tree -r --name-only "refs/thatch/$store")
+expect_eq "the remote's ref holds one document per memory" \
+    "memories/build-flag.md
+memories/deploy.md
+memories/old-note.md" "$tree"
+expect_eq "the ref is no branch or tag of the remote" "refs/heads/main" \
+    "$(git --git-dir=team.git for-each-ref --format='%(refname)' refs/heads refs/tags)"
+doc=$(git --git-dir=team.git show "refs/thatch/$store:memories/build-flag.md")
+expect_contains "a document has front matter" "$doc" 'label: "Build flag"'
+expect_contains "a document has the content" "$doc" "make needs -j2 on this box."
+expect_not_contains "vectors do not travel" "$doc" "embedding:"
+expect_contains "recall telemetry does not travel" "$doc" "recall_count: 0"
+expect_eq "the commit is the user's" "Tester" \
+    "$(git --git-dir=team.git log -1 --format=%an "refs/thatch/$store")"
+
+out=$(as B thatch sync 2>/dev/null); rc=$?
+expect_eq "the other user's first sync receives them" \
+    "0|[synced] $store with origin: 0 sent, 3 received" "$rc|$out"
+expect_contains "and recalls them" "$(as B thatch search "which make flag" 2>/dev/null)" "Build flag"
+expect_eq "incoming memories are embedded locally" 3 \
+    "$(sqlite3 B/thatch.db "SELECT COUNT(*) FROM entries WHERE embedding IS NOT NULL AND model IS NOT NULL")"
+expect_eq "both databases hold the same memories, times included" \
+    "$(labels A)" "$(labels B)"
+expect_eq "a second sync has nothing to do" \
+    "[synced] $store with origin: up to date" "$(as B thatch sync 2>/dev/null)"
+
+# edits on both sides: the later wins, the other survives archived
+remember A "Build flag" "A says: make -j4."
+remember B "Build flag" "B says: make -j8."
+as A thatch sync >/dev/null 2>&1
+out=$(as B thatch sync 2>/dev/null)
+expect_contains "an edit on both sides is reported" "$out" "the later edit won"
+as A thatch sync >/dev/null 2>&1
+expect_contains "the later edit wins on A" "$(content A build-flag)" "B says"
+expect_contains "the later edit wins on B" "$(content B build-flag)" "B says"
+arch=$(sqlite3 A/thatch.db "SELECT content FROM entries WHERE label LIKE 'Build flag (conflict %' AND archived = 1")
+expect_contains "the earlier edit survives as an archived memory" "$arch" "A says: make -j4."
+expect_eq "both sides agree after the conflict" "$(labels A)" "$(labels B)"
+
+# forget on A, edit on B: the edit survives
+mcp A memory_forget '{"label":"Deploy"}' >/dev/null
+remember B "Deploy" "Deploy with scripts/ship --canary."
+as A thatch sync >/dev/null 2>&1
+as B thatch sync >/dev/null 2>&1
+as A thatch sync >/dev/null 2>&1
+expect_contains "an edit beats a forget on the other side" "$(content A deploy)" "--canary"
+expect_contains "and stays on the editing side" "$(content B deploy)" "--canary"
+
+# forget on A alone: gone on B
+mcp A memory_forget '{"label":"Old note"}' >/dev/null
+as A thatch sync >/dev/null 2>&1
+expect_eq "a forget travels as a tombstone" "tombstones/old-note" \
+    "$(git --git-dir=team.git ls-tree -r --name-only "refs/thatch/$store" | grep tombstones)"
+as B thatch sync >/dev/null 2>&1
+expect_eq "a forget on one side alone removes it on the other" "" "$(content B old-note)"
+
+# a push race: both sync at once, a second round converges
+remember A "From A" "written on A"
+remember B "From B" "written on B"
+as A thatch sync >race.A 2>&1 & pa=$!
+as B thatch sync >race.B 2>&1 & pb=$!
+wait $pa; ra=$?; wait $pb; rb=$?
+expect_eq "neither side of a race fails" "0 0" "$ra $rb"
+as A thatch sync >/dev/null 2>&1; as B thatch sync >/dev/null 2>&1
+expect_eq "after a race both sides end in the same state" "$(labels A)" "$(labels B)"
+expect_contains "with both memories" "$(labels A)" "from-a|From A"
+expect_contains "with both memories (B)" "$(labels B)" "from-b|From B"
+
+# what must not travel does not
+remember A "AWS creds" "key AKIAABCDEFGHIJKLMNOP for the bucket"
+remember A "My scratch" "personal notes"
+expect_eq "a memory can be marked private" "[private] $store :: My scratch" \
+    "$(as A thatch sync --private "My scratch")"
+out=$(as A thatch sync 2>/dev/null)
+expect_contains "a secret-looking memory is held back with a notice" "$out" \
+    '[thatch sync] held back "AWS creds": an AWS access key (thatch sync --force sends it)'
+expect_contains "a private memory is held back with a notice" "$out" \
+    'held back "My scratch": it is marked private'
+as B thatch sync >/dev/null 2>&1
+expect_eq "neither reaches the other user" "|" "$(content B aws-creds)|$(content B my-scratch)"
+expect_eq "nor the remote" "" "$(git --git-dir=team.git ls-tree -r --name-only "refs/thatch/$store" | grep -E 'aws|scratch')"
+out=$(as A thatch sync global 2>&1); rc=$?
+expect_eq "the global store never syncs" "1|[thatch sync] failed: the global store never syncs" "$rc|$out"
+
+# --status changes nothing
+remember A "Pending" "not yet sent"
+head=$(git --git-dir=team.git rev-parse "refs/thatch/$store")
+out=$(as A thatch sync --status 2>/dev/null)
+expect_contains "--status says what would be sent" "$out" "[status] $store with origin: 1 to send, 0 to receive"
+expect_contains "--status names it" "$out" "  send Pending"
+expect_eq "--status pushes nothing" "$head" "$(git --git-dir=team.git rev-parse "refs/thatch/$store")"
+
+# an unreachable remote: one line, nothing changed
+dump=$(sqlite3 A/thatch.db .dump | sha256sum)
+out=$(as A thatch sync --remote "$TEST_DIR/nowhere.git" 2>&1); rc=$?
+expect_eq "an unreachable remote fails with status 1" 1 $rc
+expect_eq "in one line" 1 "$(printf '%s\n' "$out" | wc -l)"
+expect_contains "that says why" "$out" "[thatch sync] failed: git ls-remote:"
+expect_eq "and changes nothing" "$dump" "$(sqlite3 A/thatch.db .dump | sha256sum)"
+
+expect_eq "the user's branches, index and working tree are untouched" \
+    "$before" "$(gitstate A)"
+expect_eq "the ref is outside refs/heads for the user too" "" \
+    "$(cd A/proj && git branch -a --format='%(refname)' | grep thatch)"
+
+# --auto: the MCP server pulls at start and pushes after writes
+expect_eq "--auto on is per project" "[auto on] $store with origin" "$(as B thatch sync --auto on)"
+remember A "Fresh" "from A while B's server starts"
+as A thatch sync >/dev/null 2>&1
+mcp B memory_remember '{"label":"Via server","content":"B wrote this through MCP"}' >/dev/null
+has() { test -n "$(content "$1" "$2")"; }
+wait_for "the server's background sync pulls what A sent" 20 has B fresh
+wait_for "and pushes what was written through it" 20 \
+    sh -c "git --git-dir=team.git ls-tree -r --name-only refs/thatch/$store | grep -q via-server"
+expect_eq "--auto off" "[auto off] $store with origin" "$(as B thatch sync --auto off)"
+finish
