@@ -40,6 +40,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_tools_entry,
 	&cmd_embed_entry,
 	&cmd_model_entry,
+	&cmd_reembed_entry,
 	NULL
 };
 

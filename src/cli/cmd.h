@@ -94,6 +94,7 @@ extern const struct cmd_entry cmd_setup_entry;
 extern const struct cmd_entry cmd_tools_entry;
 extern const struct cmd_entry cmd_embed_entry;
 extern const struct cmd_entry cmd_model_entry;
+extern const struct cmd_entry cmd_reembed_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];

@@ -95,6 +95,7 @@ struct tool_ctx {
 	struct model_opts	 model_opts;	/* owned */
 	struct model		*model;		/* owned; loaded on first use */
 	bool			 seeded;	/* default behaviors seeded */
+	bool			 space_checked;	/* tool_space_notice ran */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -34,6 +34,16 @@ struct store_query;
 int	tool_memory_search(struct tool_ctx *, const char *query,
 	    struct store_query *q, struct store_hits *hits, struct err *);
 
+/*
+ * Once per ctx, after a search with the model loaded: when the stores q
+ * searched hold memories embedded in another space than the model's
+ * (store_count_other_space), append one line to out saying how many, that
+ * search by meaning cannot see them, and that `thatch reembed` fixes it.
+ * Appends nothing otherwise; a count that fails is only logged.
+ */
+void	tool_space_notice(struct tool_ctx *, const struct store_query *q,
+	    struct sbuf *out);
+
 /* dedup.c (rows 7-8) */
 extern const struct tool tool_find_duplicates;
 extern const struct tool tool_dedup_mark_checked;
