@@ -172,6 +172,28 @@ out:
 	return rc;
 }
 
+int
+tool_nudge_matches(struct tool_ctx *ctx, const struct store_query *q,
+    double threshold, struct store_hits *hits, struct err *err)
+{
+	struct store_query	hq = *q;
+	size_t			i, n = 0;
+
+	/* read past the fused rows the threshold drops */
+	hq.limit = q->limit > TOOL_NUDGE_READ ? q->limit : TOOL_NUDGE_READ;
+	if (store_search(ctx->store, &hq, hits, err) != 0)
+		return -1;
+	for (i = 0; i < hits->n; i++) {
+		if (n < (size_t)q->limit && (hits->v[i].score >= threshold ||
+		    hits->v[i].lexical == STORE_LEX_IDENT))
+			hits->v[n++] = hits->v[i];
+		else
+			store_entry_release(&hits->v[i].e);
+	}
+	hits->n = n;
+	return 0;
+}
+
 void
 tool_space_notice(struct tool_ctx *ctx, const struct store_query *q,
     struct sbuf *out)
