@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static uint64_t	bench_rng = 88172645463325252ull;
@@ -99,6 +100,42 @@ bench_steal_pct(struct bench_ticks a, struct bench_ticks b)
 {
 	return b.total > a.total ?
 	    100 * (b.steal - a.steal) / (b.total - a.total) : 0;
+}
+
+/*
+ * A memory of about 340 characters (~80 BERT tokens), the i-th of a
+ * seeded sequence: a label line and sentences drawn from a small pool of
+ * what agents store, with numbers so that no two texts are equal. The
+ * caller frees the string.
+ */
+static inline char *
+bench_memory(int i)
+{
+	static const char *const pool[] = {
+		"Run make -j2 before pushing; the CI job fails on warnings.",
+		"Tests live in tests/e2e and use lib.sh for the server.",
+		"The API returns 429 when the token bucket is empty; retry.",
+		"Config is read from $XDG_CONFIG_HOME/app/config.json first.",
+		"Use the staging database for migrations, never production.",
+		"The linter rejects tabs in YAML; convert them to spaces.",
+		"Error ECONNRESET from the proxy means the upstream timed out.",
+		"Dates are stored as ISO-8601 strings with milliseconds.",
+		"The release script tags the commit and uploads the tarball.",
+		"Prefer small functions whose names say what they do.",
+	};
+	char	*buf = malloc(512);
+	size_t	 len, n = sizeof(pool) / sizeof(pool[0]);
+	int	 k;
+
+	if (buf == NULL)
+		return NULL;
+	len = (size_t)snprintf(buf, 512, "# note %d about module %d\n\n", i,
+	    i % 97);
+	for (k = 0; len < 330; k++)
+		len += (size_t)snprintf(buf + len, 512 - len, "%s ",
+		    pool[(size_t)(i * 7 + k * 3 + (int)(bench_uniform() * 3)) %
+		    n]);
+	return buf;
 }
 
 #endif

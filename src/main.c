@@ -50,6 +50,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_session_entry,
 	&cmd_chat_entry,
 	&cmd_sync_entry,
+	&cmd_reembed_entry,
 	NULL
 };
 

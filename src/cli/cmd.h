@@ -104,6 +104,7 @@ extern const struct cmd_entry cmd_queue_entry;
 extern const struct cmd_entry cmd_session_entry;
 extern const struct cmd_entry cmd_chat_entry;
 extern const struct cmd_entry cmd_sync_entry;
+extern const struct cmd_entry cmd_reembed_entry;
 
 /* The table itself and the usage text built from it (main.c). */
 extern const struct cmd_entry *const cmd_table[];

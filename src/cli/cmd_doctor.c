@@ -218,6 +218,37 @@ check_model(struct doctor *d)
 	model_opts_release(&o);
 }
 
+/*
+ * Rows embedded by another model than the one in effect: invisible to
+ * recall until `thatch reembed` (store_space.c). Needs the model row's
+ * space and the database row's store.
+ */
+static void
+check_space(struct doctor *d)
+{
+	struct store_space	 sp = { d->dim, d->model_tag };
+	struct store_space_count c;
+	struct err		 err;
+	long long		 n;
+
+	if (d->store == NULL || d->model_tag == NULL)
+		return;		/* their rows said why */
+	if (store_count_other_space(d->store, NULL, &sp, &c, &err) != 0)
+		say(d, MARK_BAD, "embedding space", "run `thatch model info`",
+		    "cannot count the rows: %s", err.msg);
+	else if (c.memories + c.matchers + c.items == 0)
+		say(d, MARK_OK, "embedding space", NULL, "every row is %s's",
+		    d->model_tag);
+	else {
+		n = c.memories + c.matchers + c.items;
+		say(d, MARK_BAD, "embedding space", "run `thatch reembed`",
+		    "%lld row%s (memories %lld, matchers %lld, items %lld) "
+		    "embedded by another model than %s, invisible to recall",
+		    n, n == 1 ? "" : "s", c.memories, c.matchers, c.items,
+		    d->model_tag);
+	}
+}
+
 /* The hosts setup knows, as `thatch setup` names them. */
 static const struct {
 	const char	*name, *flag;
@@ -380,6 +411,7 @@ static const struct {
 	{ "database", check_database },
 	{ "memories", check_memories },
 	{ "model", check_model },
+	{ "embedding space", check_space },
 	{ "hosts", check_hosts },
 	{ "server", check_server },
 	{ "queue", check_queue },

@@ -1,15 +1,18 @@
 /*
  * cmd_model.c — `thatch model pull [id]` fetches the embedding model now
  * (instead of on first use); `thatch model info` shows which model is in
- * effect and where it lives, without downloading anything.
+ * effect and where it lives, without downloading anything, and how many
+ * rows of the database were embedded in another space (store_space.c).
  */
 #include "cli/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/store.h"
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
@@ -30,6 +33,29 @@ print_info(const struct model *m)
 	printf("threads:    %d\n", i.threads);
 }
 
+/*
+ * `model info`: the rows of the database (if there is one: info creates
+ * nothing) stored in another embedding space than m's.
+ */
+static int
+print_other_space(struct cli_ctx *ctx, const struct model *m)
+{
+	struct store_space_count	c;
+	struct store_space		sp = { model_dim(m), model_tag(m) };
+
+	if (access(ctx->paths.db_path, F_OK) != 0)
+		return 0;
+	if (cli_open_store(ctx) != 0 ||
+	    store_count_other_space(ctx->store, NULL, &sp, &c, &ctx->err) != 0)
+		return -1;
+	if (c.memories + c.matchers + c.items == 0)
+		printf("other space: none (every row is this model's)\n");
+	else
+		printf("other space: %lld memories, %lld matchers, %lld items; "
+		    "run `thatch reembed`\n", c.memories, c.matchers, c.items);
+	return 0;
+}
+
 static int
 model_run(struct cli_ctx *ctx, const char *id, bool download)
 {
@@ -45,7 +71,8 @@ model_run(struct cli_ctx *ctx, const char *id, bool download)
 	o.download = download;
 	if (model_open(&o, &m, &ctx->err) == 0) {
 		print_info(m);
-		rc = 0;
+		rc = download || print_other_space(ctx, m) == 0 ? 0 :
+		    CMD_FAILED;
 	}
 	model_close(m);
 	model_opts_release(&o);

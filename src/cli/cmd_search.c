@@ -14,6 +14,9 @@
  *  3. Mistakes a user makes typing (too many words, a store that does not
  *     exist) print an `error:` line to stderr and exit 1 with stdout
  *     empty.
+ *  4. Memories of the searched stores embedded by another model are
+ *     counted and, if any, named in one stderr line with the fix
+ *     (`thatch reembed`, tool_space_notice).
  */
 #include "cli/cmd.h"
 
@@ -153,6 +156,10 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	rc = tool_memory_search(&tools, argv[0], &q, &hits, &ctx->err);
 	if (rc == 1)
 		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
+	tool_space_notice(&tools, &q, &line);
+	if (line.len > 0)
+		fprintf(stderr, "%s\n", line.buf);
+	sbuf_reset(&line);
 	if (rc >= 0 && hits.n == 0 && !cli_flag(ctx, "--json")) {
 		utf8_addf(&line, "No matches for \"%s\" in [", argv[0]);
 		for (i = 0; i < q.nstores; i++)

@@ -58,8 +58,11 @@ static const char SQL_ENSURE_STORE[] =
 static const char SQL_MATCHER_LOAD[] =
 	"SELECT rowid, id, description, store, embedding FROM {M}"
 	" WHERE rowid > ?1 AND embedding IS NOT NULL ORDER BY rowid";
+/* the third column is the latest re-embedding (store_space.c) */
 static const char SQL_MATCHER_LAST[] =
-	"SELECT max(rowid), (SELECT id FROM {M} WHERE rowid = ?1) FROM {M}";
+	"SELECT max(rowid), (SELECT id FROM {M} WHERE rowid = ?1),"
+	" (SELECT max(updated_at) FROM {M} WHERE updated_at <> created_at)"
+	" FROM {M}";
 static const char SQL_ITEM_SCAN[] =
 	"SELECT id, embedding FROM {I}"
 	" WHERE store = ?1 AND embedding IS NOT NULL ORDER BY rowid";
@@ -303,7 +306,9 @@ bind_vec(sqlite3_stmt *stmt, int col, const float *vec, int dim)
  * Matchers are append-only (§A2: never updated, never deleted), so a
  * change of the database only loads the rows past the last one cached;
  * the last row's id is compared too, so a rolled-back insert whose rowid
- * was reused, or any shrinking of the table, reloads everything.
+ * was reused, or any shrinking of the table, reloads everything. The one
+ * update is `thatch reembed`'s, which rewrites vectors in place and
+ * stamps updated_at: a newer such stamp reloads everything too.
  */
 struct cached {
 	char	*id, *description, *store;	/* owned */
@@ -317,6 +322,7 @@ struct engine_cache {
 	size_t		 n, cap;
 	sqlite3_int64	 last_rowid;	/* last row read, cached or not */
 	char		*last_id;	/* owned: its id */
+	char		*reembedded;	/* owned: latest re-embedding, or NULL */
 	sqlite3_int64	 changes;
 	int		 data_version;
 	bool		 checked;
@@ -348,6 +354,7 @@ cache_free(void *arg)
 		return;
 	cache_clear(c);
 	free(c->rows);
+	free(c->reembedded);
 	free(c);
 }
 
@@ -376,7 +383,7 @@ cache_prefix(struct store *st, const struct engine *eng,
     struct engine_cache *c, bool *prefix, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	const char	*id;
+	const char	*id, *stamp;
 	int		 rc = -1;
 
 	if (prep(st, eng, SQL_MATCHER_LAST, 0, &stmt, err) != 0)
@@ -387,9 +394,14 @@ cache_prefix(struct store *st, const struct engine *eng,
 		goto out;
 	}
 	id = (const char *)sqlite3_column_text(stmt, 1);
+	stamp = (const char *)sqlite3_column_text(stmt, 2);
 	*prefix = c->last_id == NULL ? true :
 	    sqlite3_column_int64(stmt, 0) >= c->last_rowid && id != NULL &&
-	    strcmp(id, c->last_id) == 0;
+	    strcmp(id, c->last_id) == 0 && (stamp == NULL) ==
+	    (c->reembedded == NULL) && (stamp == NULL ||
+	    strcmp(stamp, c->reembedded) == 0);
+	free(c->reembedded);
+	c->reembedded = column_dup(stmt, 2);
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);

@@ -383,4 +383,57 @@ int	 store_set_embedding(struct store *, const char *store,
 	    const char *slug, const float *vec, int dim, const char *model,
 	    struct err *);
 
+/* ---- Embedding spaces (store_space.c, issue 19) ------------------------ */
+
+/* The model in effect, as the store sees it: a dimension and a tag. */
+struct store_space {
+	int		 dim;
+	const char	*tag;		/* entries.model of its rows */
+};
+
+/* Rows in another space: memories, matchers and items of both engines. */
+struct store_space_count {
+	long long	memories, matchers, items;
+};
+
+/*
+ * Count the rows of store (NULL: every store) whose vector is not of the
+ * space sp: NULL, another dimension, or another model tag (NULL too).
+ * Read-only: safe beside running servers, for `model info`, `doctor` and
+ * the one-line notice of recall and search. Returns 0 or -1.
+ */
+int	 store_count_other_space(struct store *, const char *store,
+	    const struct store_space *sp, struct store_space_count *,
+	    struct err *);
+
+/*
+ * What store_reembed does: the rows of store (NULL: every store) in
+ * another space than space, or every row with all, embedded batch texts
+ * at a time by embed (passages, n texts to n x space.dim floats in out;
+ * non-zero stops the run with err set). progress, if set, is called with
+ * the rows done and the total after every batch. now stamps the
+ * matchers' updated_at (their caches reload on it).
+ */
+struct store_reembed {
+	const char		*store;
+	struct store_space	 space;
+	bool			 all;
+	size_t			 batch;		/* >= 1 */
+	int			(*embed)(void *arg, const char *const *texts,
+				    size_t n, float *out, struct err *);
+	void			(*progress)(void *arg, long long done,
+				    long long total);
+	void			*arg;		/* for embed and progress */
+	const char		*now;
+};
+
+/*
+ * Re-embed as r says: each batch read without a transaction, embedded,
+ * and written in one short transaction, each row's embedding and model
+ * in one UPDATE, so that a killed run leaves every row wholly old or
+ * wholly new and a rerun finishes the job. *done is the rows written.
+ */
+int	 store_reembed(struct store *, const struct store_reembed *r,
+	    long long *done, struct err *);
+
 #endif

@@ -89,6 +89,7 @@ struct bert_ws {
 	float	*qp, *vp, *xp;		/* per thread: Q, V^T, K packed */
 	size_t	 qp_len, vp_len, xp_len;	/* floats per thread */
 	double	*pool;			/* [H] */
+	int	*off;			/* [max]: each sequence's first row */
 };
 
 /*
@@ -526,6 +527,7 @@ bert_ws_new(const struct bert *b, int max_tokens)
 		ws->xp = xaligned_alloc(64, t * ws->xp_len * sizeof(float));
 	}
 	ws->pool = xreallocarray(NULL, h, sizeof(double));
+	ws->off = xreallocarray(NULL, n, sizeof(int));
 	return ws;
 }
 
@@ -545,6 +547,7 @@ bert_ws_free(struct bert_ws *ws)
 	free(ws->vp);
 	free(ws->xp);
 	free(ws->pool);
+	free(ws->off);
 	free(ws);
 }
 
@@ -918,11 +921,12 @@ gelu_rows(const struct bert *b, int threads, float *y, int n, int h)
 		gelu(y, n * h);
 }
 
-/* One layer's heads, for attention_head. */
+/* One layer's heads of every sequence of a batch, for attention_head. */
 struct heads {
 	const struct bert	*b;
 	struct bert_ws		*ws;
-	int			 n;
+	const int		*len;	/* [nseq] tokens of each sequence */
+	const int		*off;	/* [nseq] its first row */
 };
 
 /* ctx[i][0 .. d) *= sums[i] for each of n rows ld floats apart. */
@@ -948,23 +952,25 @@ rows_scale(float *ctx, int n, int d, int ld, const float *sums)
  * transposed, which is how ctx = P . V (V^T packed) reads it in place.
  */
 static void
-attention_head(void *arg, int k, int t)
+attention_head(void *arg, int job, int t)
 {
 	const struct heads	*a = arg;
 	const struct bert	*b = a->b;
 	struct bert_ws		*ws = a->ws;
 	struct gemm_mat		 qp, vp;
-	int			 n = a->n, h = b->cfg.hidden, ld = scores_ld(n);
-	int			 d = h / b->cfg.heads;
+	int			 seq = job / b->cfg.heads, k = job % b->cfg.heads;
+	int			 n = a->len[seq], h = b->cfg.hidden;
+	int			 ld = scores_ld(n), d = h / b->cfg.heads;
 	float			*scores, *sums, *xp, *ctx;
-	const float		*q = ws->qkv + k * d;
+	const float		*q = ws->qkv + (size_t)a->off[seq] * 3 * h +
+				    k * d;
 
 	scores = ws->scores + (size_t)t * ws->max * scores_ld(ws->max);
 	sums = ws->sums + (size_t)t * ws->max;
 	qp.data = ws->qp + (size_t)t * ws->qp_len;
 	vp.data = ws->vp + (size_t)t * ws->vp_len;
 	xp = ws->xp + (size_t)t * ws->xp_len;
-	ctx = ws->ctx + k * d;
+	ctx = ws->ctx + (size_t)a->off[seq] * h + k * d;
 	gemm_pack_here(&qp, q, 3 * h, n, d);
 	gemm_np_here(b->gemm, xp, q + h, 3 * h, n, &qp, scores, ld);
 	softmax_cols(scores, n, ld, 1.0f / sqrtf((float)d), sums);
@@ -973,43 +979,53 @@ attention_head(void *arg, int k, int t)
 	rows_scale(ctx, n, d, h, sums);
 }
 
-/* attention_head through CBLAS, every head, on one thread. */
+/* attention_head through CBLAS, every head of every sequence, on one
+ * thread. */
 static void
-attention_blas(const struct bert *b, struct bert_ws *ws, int n)
+attention_blas(const struct bert *b, const struct heads *a, int nseq)
 {
-	int	 h = b->cfg.hidden, d = h / b->cfg.heads, ld = scores_ld(n), k;
-	float	*q;
+	struct bert_ws	*ws = a->ws;
+	int		 h = b->cfg.hidden, d = h / b->cfg.heads, ld, n, k, s;
+	float		*q, *ctx;
 
-	for (k = 0; k < b->cfg.heads; k++) {
-		q = ws->qkv + k * d;
-		blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d,
-		    1, q + h, 3 * h, q, 3 * h, 0, ws->scores, ld);
-		softmax_cols(ws->scores, n, ld, 1.0f / sqrtf((float)d),
-		    ws->sums);
-		blas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, d,
-		    n, 1, ws->scores, ld, q + 2 * h, 3 * h, 0,
-		    ws->ctx + k * d, h);
-		rows_scale(ws->ctx + k * d, n, d, h, ws->sums);
+	for (s = 0; s < nseq; s++) {
+		n = a->len[s];
+		ld = scores_ld(n);
+		for (k = 0; k < b->cfg.heads; k++) {
+			q = ws->qkv + (size_t)a->off[s] * 3 * h + k * d;
+			ctx = ws->ctx + (size_t)a->off[s] * h + k * d;
+			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n,
+			    n, d, 1, q + h, 3 * h, q, 3 * h, 0, ws->scores,
+			    ld);
+			softmax_cols(ws->scores, n, ld, 1.0f /
+			    sqrtf((float)d), ws->sums);
+			blas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n,
+			    d, n, 1, ws->scores, ld, q + 2 * h, 3 * h, 0, ctx,
+			    h);
+			rows_scale(ctx, n, d, h, ws->sums);
+		}
 	}
 }
 
+/* Self-attention of a batch: the products over all n rows at once, the
+ * heads within each sequence (a's). */
 static void
 attention(const struct bert *b, const struct layer *L, struct bert_ws *ws,
-    int n, int threads)
+    const struct heads *a, int nseq, int n, int threads)
 {
-	struct heads	a = { b, ws, n };
-	int		h = b->cfg.hidden;
+	int	h = b->cfg.hidden;
 
 	if (b->gemm != NULL) {
 		linear(b, threads, ws->x, h, n, &L->qkv, NULL, L->bqkv,
 		    ws->qkv, 3 * h);
-		gemm_run(b->gemm, threads, b->cfg.heads, attention_head, &a);
+		gemm_run(b->gemm, threads, nseq * b->cfg.heads,
+		    attention_head, (void *)a);
 	} else {
 		blas_nt(ws->x, h, n, L->wq, h, h, L->bq, ws->qkv, 3 * h);
 		blas_nt(ws->x, h, n, L->wk, h, h, L->bk, ws->qkv + h, 3 * h);
 		blas_nt(ws->x, h, n, L->wv, h, h, L->bv, ws->qkv + 2 * h,
 		    3 * h);
-		attention_blas(b, ws, n);
+		attention_blas(b, a, nseq);
 	}
 	linear(b, threads, ws->ctx, h, n, &L->o, L->wo, NULL, ws->tmp, h);
 	norm_rows(b, threads, ws->tmp, n, L->bo, ws->x, L->ln1_g, L->ln1_b);
@@ -1027,37 +1043,65 @@ feed_forward(const struct bert *b, const struct layer *L,
 	norm_rows(b, threads, ws->x, n, L->bd, ws->tmp, L->ln2_g, L->ln2_b);
 }
 
-void
-bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
-    int n, float *out)
+/* Mean-pool rows [0, n) of x (h floats each) and L2-normalise into out. */
+static void
+pool(const float *x, int n, int h, double *sum, float *out)
 {
-	int	 h = b->cfg.hidden, i, j, l, threads;
-	double	*sum = ws->pool, norm = 0;
-	float	*r;
+	double	norm = 0;
+	int	i, j;
 
-	threads = b->threads;
-	if (b->gemm == NULL)
-		blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
-	for (i = 0; i < n; i++) {
-		r = ws->x + (size_t)i * h;
-		st_read(b->word, (int64_t)ids[i] * h, h, r);
-		for (j = 0; j < h; j++)
-			r[j] += b->pos[(size_t)i * h + j] + b->type[j];
-	}
-	layer_norm(ws->x, n, h, NULL, NULL, b->ln_g, b->ln_b, b->cfg.eps);
-	for (l = 0; l < b->cfg.layers; l++) {
-		attention(b, &b->layer[l], ws, n, threads);
-		feed_forward(b, &b->layer[l], ws, n, threads);
-	}
 	for (j = 0; j < h; j++)
 		sum[j] = 0;
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < h; j++)
-			sum[j] += ws->x[(size_t)i * h + j];
+			sum[j] += x[(size_t)i * h + j];
 	}
 	for (j = 0; j < h; j++)
 		norm += sum[j] * sum[j];
 	norm = norm > 0 ? sqrt(norm) : 1;
 	for (j = 0; j < h; j++)
 		out[j] = (float)(sum[j] / norm);
+}
+
+void
+bert_embed_batch(const struct bert *b, struct bert_ws *ws,
+    const int32_t *ids, const int *len, int nseq, float *out)
+{
+	struct heads	 a;
+	int		*off = ws->off;
+	int		 h = b->cfg.hidden, i, j, l, s, n = 0;
+	float		*r;
+
+	for (s = 0; s < nseq; s++) {
+		off[s] = n;
+		n += len[s];
+	}
+	if (b->gemm == NULL)
+		blas_set_threads(n < BERT_MT_TOKENS ? 1 : b->threads);
+	for (s = 0; s < nseq; s++)
+		for (i = 0; i < len[s]; i++) {
+			r = ws->x + (size_t)(off[s] + i) * h;
+			st_read(b->word, (int64_t)ids[off[s] + i] * h, h, r);
+			for (j = 0; j < h; j++)
+				r[j] += b->pos[(size_t)i * h + j] + b->type[j];
+		}
+	layer_norm(ws->x, n, h, NULL, NULL, b->ln_g, b->ln_b, b->cfg.eps);
+	a.b = b;
+	a.ws = ws;
+	a.len = len;
+	a.off = off;
+	for (l = 0; l < b->cfg.layers; l++) {
+		attention(b, &b->layer[l], ws, &a, nseq, n, b->threads);
+		feed_forward(b, &b->layer[l], ws, n, b->threads);
+	}
+	for (s = 0; s < nseq; s++)
+		pool(ws->x + (size_t)off[s] * h, len[s], h, ws->pool,
+		    out + (size_t)s * h);
+}
+
+void
+bert_embed(const struct bert *b, struct bert_ws *ws, const int32_t *ids,
+    int n, float *out)
+{
+	bert_embed_batch(b, ws, ids, &n, 1, out);
 }

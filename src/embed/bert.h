@@ -88,4 +88,15 @@ void	bert_ws_free(struct bert_ws *);
 void	bert_embed(const struct bert *, struct bert_ws *, const int32_t *ids,
 	    int n, float *out);
 
+/*
+ * bert_embed of nseq sequences in one pass: sequence s is len[s] ids
+ * (each > 0) of ids, after the ones before it, the total at most the
+ * workspace's max_tokens; its vector goes to out[s * cfg.hidden]. The
+ * linear layers, LayerNorm and GELU run over all rows at once (one
+ * stream of the weights for the batch), attention within each sequence,
+ * so each vector is the one bert_embed gives. Allocates nothing.
+ */
+void	bert_embed_batch(const struct bert *, struct bert_ws *,
+	    const int32_t *ids, const int *len, int nseq, float *out);
+
 #endif

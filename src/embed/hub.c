@@ -39,6 +39,7 @@
 #include "util/dl.h"
 #include "util/err.h"
 #include "util/path.h"
+#include "util/progress.h"
 #include "util/xmalloc.h"
 
 /* libcurl's entry points, resolved per download (invariant 4). */
@@ -75,7 +76,8 @@ on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut,
     curl_off_t un)
 {
 	struct fetch	*f = arg;
-	int		 pct, bar;
+	char		 what[300], mb[64];
+	int		 pct;
 
 	(void)ut;
 	(void)un;
@@ -85,11 +87,10 @@ on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut,
 	if (pct == f->shown)
 		return 0;
 	f->shown = pct;
-	bar = pct * 30 / 100;
-	fprintf(stderr, "\r[thatch] downloading %s [%.*s%*s] %3d%% "
-	    "%.1f/%.1f MB", f->label, bar, "==============================",
-	    30 - bar, "", pct, (double)now / 1e6, (double)total / 1e6);
-	fflush(stderr);
+	snprintf(what, sizeof(what), "downloading %s", f->label);
+	snprintf(mb, sizeof(mb), "%.1f/%.1f MB", (double)now / 1e6,
+	    (double)total / 1e6);
+	progress_draw(what, pct, mb);
 	return 0;
 }
 

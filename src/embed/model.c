@@ -66,6 +66,8 @@ struct model {
 	int			 threads;
 	int			 max_tokens;
 	int32_t			*ids;		/* owned: [max_tokens] */
+	int32_t			*batch;		/* owned: [max_tokens] */
+	int			*lens;		/* owned: [max_tokens] */
 	struct sbuf		 text;		/* prefix + text */
 };
 
@@ -422,6 +424,9 @@ model_open(const struct model_opts *o, struct model **out, struct err *err)
 	m->max_tokens = m->cfg.max_pos < MODEL_MAX_TOKENS ? m->cfg.max_pos :
 	    MODEL_MAX_TOKENS;
 	m->ids = xreallocarray(NULL, (size_t)m->max_tokens, sizeof(*m->ids));
+	m->batch = xreallocarray(NULL, (size_t)m->max_tokens,
+	    sizeof(*m->batch));
+	m->lens = xreallocarray(NULL, (size_t)m->max_tokens, sizeof(*m->lens));
 	m->ws = bert_ws_new(m->bert, m->max_tokens);
 	*out = m;
 	m = NULL;
@@ -441,6 +446,8 @@ model_close(struct model *m)
 	st_close(m->st);
 	tok_free(m->tok);
 	free(m->ids);
+	free(m->batch);
+	free(m->lens);
 	sbuf_release(&m->text);
 	free(m->pack_dir);
 	free(m->path);
@@ -482,12 +489,12 @@ model_describe(const struct model *m, struct model_info *info)
 	info->bytes = (long long)m->st->size;
 }
 
-int
-model_embed(struct model *m, const char *text, size_t len,
-    enum embed_kind kind, float *out, struct err *err)
+/* The token ids of text (the query prefix first for EMBED_QUERY) into
+ * ids[max_tokens]; returns their number. */
+static int
+encode(struct model *m, const char *text, size_t len, enum embed_kind kind,
+    int32_t *ids)
 {
-	int	n, tries;
-
 	if (kind == EMBED_QUERY) {
 		sbuf_reset(&m->text);
 		sbuf_adds(&m->text, MODEL_QUERY_PREFIX);
@@ -495,14 +502,60 @@ model_embed(struct model *m, const char *text, size_t len,
 		text = m->text.buf;
 		len = m->text.len;
 	}
-	n = tok_encode(m->tok, text, len, m->ids, m->max_tokens);
+	return tok_encode(m->tok, text, len, ids, m->max_tokens);
+}
+
+/* nseq sequences of ids (lens) through the encoder, files intact (5). */
+static int
+forward(struct model *m, const int32_t *ids, const int *lens, int nseq,
+    float *out, struct err *err)
+{
+	int	tries;
+
 	for (tries = 0; tries < 2; tries++) {
 		if (!intact(m) && reload(m, err) != 0)
 			return -1;
-		bert_embed(m->bert, m->ws, m->ids, n, out);
+		bert_embed_batch(m->bert, m->ws, ids, lens, nseq, out);
 		if (intact(m))
 			return 0;
 	}
 	return err_set(err, "model file changed on disk while in use, "
 	    "twice in a row; restore it or restart thatch");
+}
+
+int
+model_embed(struct model *m, const char *text, size_t len,
+    enum embed_kind kind, float *out, struct err *err)
+{
+	int	n = encode(m, text, len, kind, m->ids);
+
+	return forward(m, m->ids, &n, 1, out, err);
+}
+
+int
+model_embed_batch(struct model *m, const char *const *texts, size_t n,
+    enum embed_kind kind, float *out, struct err *err)
+{
+	size_t	i, first = 0;
+	int	len, total = 0, nseq = 0, cap = m->max_tokens;
+
+	if (MODEL_BATCH_TOKENS < cap)
+		cap = MODEL_BATCH_TOKENS;
+	for (i = 0; i < n; i++) {
+		len = encode(m, texts[i], strlen(texts[i]), kind, m->ids);
+		if (nseq > 0 && total + len > cap) {
+			if (forward(m, m->batch, m->lens, nseq, out +
+			    first * (size_t)m->cfg.hidden, err) != 0)
+				return -1;
+			first = i;
+			total = nseq = 0;
+		}
+		memcpy(m->batch + total, m->ids, (size_t)len * sizeof(*m->ids));
+		m->lens[nseq++] = len;
+		total += len;
+	}
+	if (nseq > 0)
+		return forward(m, m->batch, m->lens, nseq, out +
+		    first * (size_t)m->cfg.hidden, err);
+	return 0;
 }

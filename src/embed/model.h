@@ -85,4 +85,19 @@ void	model_describe(const struct model *, struct model_info *);
 int	model_embed(struct model *, const char *, size_t, enum embed_kind,
 	    float *out, struct err *);
 
+/*
+ * Tokens one forward pass of model_embed_batch takes at most: the texts
+ * are packed into passes of up to this many tokens (bench/README.md,
+ * b102: what batching gains per text at each size).
+ */
+#define MODEL_BATCH_TOKENS	512
+
+/*
+ * model_embed of n NUL-terminated texts into out[n * model_dim()], several
+ * texts per forward pass (MODEL_BATCH_TOKENS): each vector is the one
+ * model_embed gives for its text. Returns 0, or -1 with err set.
+ */
+int	model_embed_batch(struct model *, const char *const *texts, size_t n,
+	    enum embed_kind, float *out, struct err *);
+
 #endif

@@ -52,6 +52,7 @@
 #include "text/nudge.h"
 #include "text/opencode.h"
 #include "tools/tool.h"
+#include "tools/tools.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
@@ -414,10 +415,15 @@ has_part(const json_t *parts, const char *type)
 	return false;
 }
 
-/* The recall nudge (§9.2 step 1): [repo, global], 5, 0.55, no stamps. */
+/*
+ * The recall nudge (§9.2 step 1): [repo, global], 5, 0.55, no stamps;
+ * the prompt's text fused with its vector as for every host, so that a
+ * prompt naming a stored identifier is nudged under the threshold too
+ * (tool_nudge_matches).
+ */
 static int
-nudge_recall(struct opencode *oc, const float *vec, int dim,
-    json_t *actions, struct err *err)
+nudge_recall(struct opencode *oc, const char *text, const float *vec,
+    int dim, json_t *actions, struct err *err)
 {
 	const char		*stores[2] = { repo(oc), "global" };
 	const char		*labels[2] = { "", "" };
@@ -425,7 +431,7 @@ nudge_recall(struct opencode *oc, const float *vec, int dim,
 	struct store_query	 q;
 	struct sbuf		 sb = SBUF_INIT;
 	double			 th = num_env("THATCH_RECALL_THRESHOLD", 0.55);
-	size_t			 i, n = 0;
+	size_t			 n;
 
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
@@ -434,14 +440,14 @@ nudge_recall(struct opencode *oc, const float *vec, int dim,
 	q.dim = dim;
 	q.limit = 5;
 	q.min_score = -2;
-	if (store_search(oc->tools->store, &q, &hits, err) != 0)
+	q.text = text;
+	if (tool_nudge_matches(oc->tools, &q, th, &hits, err) != 0) {
+		store_hits_release(&hits);
 		return -1;
-	for (i = 0; i < hits.n; i++)
-		if (hits.v[i].score >= th) {
-			if (n < 2)
-				labels[n] = hits.v[i].e.label;
-			n++;
-		}
+	}
+	for (n = 0; n < hits.n && n < 2; n++)
+		labels[n] = hits.v[n].e.label;
+	n = hits.n;
 	if (n > 0) {
 		sbuf_init(&sb);
 		text_nudge_recall_for(&sb, n, labels, TEXT_OPENCODE_PREFIX);
@@ -519,7 +525,7 @@ op_message(struct opencode *oc, const json_t *req, json_t *res,
 		goto out;
 	}
 	t1 = now_ms();
-	if (nudge_recall(oc, vec, dim, actions, err) != 0)
+	if (nudge_recall(oc, text.buf, vec, dim, actions, err) != 0)
 		report("recall", err);
 	if (nudge_engine(oc, &predict_engine, "THATCH_PREDICTION_THRESHOLD",
 	    TEXT_TOAST_PREDICTIONS, vec, dim, actions, err) != 0)

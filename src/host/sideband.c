@@ -79,6 +79,7 @@
 #include "core/store.h"
 #include "host/mcp.h"
 #include "tools/tool.h"
+#include "tools/tools.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"
@@ -525,26 +526,20 @@ embed_memo(struct sideband *sb, const char *text, int *dim, struct err *err)
 	return v;
 }
 
-/* match (§6.3): limit first, then the unrounded threshold. */
+/* match (§6.3): the recall nudge's matches (tool_nudge_matches). */
 static int
 answer_match(struct tool_ctx *ctx, const struct store_query *q,
     double threshold, json_t *out, struct err *err)
 {
 	struct store_hits	 hits = { NULL, 0 };
-	struct store_query	 hq = *q;
 	json_t			*m;
-	size_t			 i, n = 0;
+	size_t			 i;
 
-	/* a memory naming an identifier of the prompt passes under the
-	 * threshold; read past the fused rows the threshold drops */
-	hq.limit = q->limit > 20 ? q->limit : 20;
-	if (store_search(ctx->store, &hq, &hits, err) != 0)
+	if (tool_nudge_matches(ctx, q, threshold, &hits, err) != 0) {
+		store_hits_release(&hits);
 		return -1;
-	for (i = 0; i < hits.n && n < (size_t)q->limit; i++) {
-		if (!(hits.v[i].score >= threshold) &&
-		    hits.v[i].lexical != STORE_LEX_IDENT)
-			continue;
-		n++;
+	}
+	for (i = 0; i < hits.n; i++) {
 		m = json_object();
 		json_object_set_new(m, "label",
 		    json_string(hits.v[i].e.label));

@@ -174,6 +174,61 @@ out:
 	return rc;
 }
 
+int
+tool_nudge_matches(struct tool_ctx *ctx, const struct store_query *q,
+    double threshold, struct store_hits *hits, struct err *err)
+{
+	struct store_query	hq = *q;
+	size_t			i, n = 0;
+
+	/* read past the fused rows the threshold drops */
+	hq.limit = q->limit > TOOL_NUDGE_READ ? q->limit : TOOL_NUDGE_READ;
+	if (store_search(ctx->store, &hq, hits, err) != 0)
+		return -1;
+	for (i = 0; i < hits->n; i++) {
+		if (n < (size_t)q->limit && (hits->v[i].score >= threshold ||
+		    hits->v[i].lexical == STORE_LEX_IDENT))
+			hits->v[n++] = hits->v[i];
+		else
+			store_entry_release(&hits->v[i].e);
+	}
+	hits->n = n;
+	return 0;
+}
+
+void
+tool_space_notice(struct tool_ctx *ctx, const struct store_query *q,
+    struct sbuf *out)
+{
+	struct store_space_count	 c;
+	struct store_space		 sp;
+	struct err			 err;
+	long long			 n = 0;
+	size_t				 i;
+
+	if (ctx->space_checked || ctx->model == NULL)
+		return;
+	ctx->space_checked = true;
+	sp.dim = model_dim(ctx->model);
+	sp.tag = model_tag(ctx->model);
+	for (i = 0; i < q->nstores; i++) {
+		if (i == 1 && strcmp(q->stores[0], q->stores[1]) == 0)
+			break;
+		if (store_count_other_space(ctx->store, q->stores[i], &sp, &c,
+		    &err) != 0) {
+			log_debug("search:space", "%s", err.msg);
+			return;
+		}
+		n += c.memories;
+	}
+	if (n > 0)
+		sbuf_addf(out, "[thatch] %lld memor%s here %s embedded by "
+		    "another model than %s, so search by meaning cannot see "
+		    "%s: run `thatch reembed` to embed %s again.", n,
+		    n == 1 ? "y" : "ies", n == 1 ? "was" : "were", sp.tag,
+		    n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+}
+
 static int
 memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
@@ -182,6 +237,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	const char		*stores[2];
 	struct store_hits	 hits = { NULL, 0 };
 	struct store_query	 q;
+	struct sbuf		 notice;
 	size_t			 i;
 	int			 rc = -1, found;
 
@@ -217,6 +273,11 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	}
 	if (found == 1)
 		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
+	sbuf_init(&notice);
+	tool_space_notice(ctx, &q, &notice);
+	if (notice.len > 0)
+		sbuf_addf(out, "\n\n%s", notice.buf);
+	sbuf_release(&notice);
 	rc = 0;
 out:
 	store_hits_release(&hits);

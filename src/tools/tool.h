@@ -110,6 +110,7 @@ struct tool_ctx {
 	 */
 	bool			 refused;
 	struct watchers		*watch;		/* the host's watchers, or NULL */
+	bool			 space_checked;	/* tool_space_notice ran */
 
 	/*
 	 * Extraction glue the host wires in (hosts-hooks-cli §2.8); NULL

@@ -46,6 +46,20 @@ expect_contains "Cursor's too" "$(line '✓ Cursor (project):')" "set up (6 of 6
 expect_contains "opencode's too" "$(line '✓ opencode (project):')" "set up"
 expect_contains "the queued session is shown" "$(line '✓ queue:')" "1 session with 2 tool calls waiting"
 expect_not_contains "no line is a problem" "$out" "✗"
+expect_contains "every row is of the model in effect" "$(line '✓ embedding space:')" "every row is"
+
+# --- a memory of another model: invisible to recall until reembed ----------------------
+thatch remember --store global "Build flag" "make needs -j2 here" >/dev/null
+sqlite3 "$THATCH_DB_PATH" "UPDATE entries SET model = 'someone/else-384' WHERE label = 'Build flag'"
+doctor
+expect_eq "a memory of another model is a problem (exit 1)" 1 $rc
+expect_contains "doctor counts it and says what to run" "$(line '✗ embedding space:')" \
+    "1 row (memories 1, matchers 0, items 0) embedded by another model than"
+expect_contains "... with the fix" "$(line '✗ embedding space:')" "run \`thatch reembed\`"
+thatch reembed >/dev/null 2>&1
+doctor
+expect_contains "after thatch reembed it is of this model again" "$(line '✓ embedding space:')" "every row is"
+thatch forget "Build flag" global >/dev/null
 cd "$P"
 
 # --- a broken hook path ------------------------------------------------------------

@@ -116,6 +116,12 @@ expect_eq "a related prompt gets the recall part and its toast" \
 expect_contains "the recall part names the memory and thatch_ tools" "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" \
     '("src layout"). Use thatch_memory_recall to read it'
 expect_eq "a prompt under 10 units gets nothing" "[]" "$(pick 1 'd["actions"]' <<<"$out")"
+core "$(tool thatch_memory_remember c1 '{"label":"proxy certs","content":"ERR_SSL_PROTOCOL_ERROR: set NODE_EXTRA_CA_CERTS.","store":"global"}')" >/dev/null
+out=$(THATCH_RECALL_THRESHOLD=2 THATCH_BEHAVIOR_THRESHOLD=2 THATCH_PREDICTION_THRESHOLD=2 \
+    core "$(msg m 'npm install fails with ERR_SSL_PROTOCOL_ERROR again')" "$(msg m 'where do the sources live?')")
+expect_contains "a prompt naming a stored identifier is nudged under the threshold (hybrid)" \
+    "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" '("proxy certs")'
+expect_eq "plain words under the threshold are not" "[]" "$(pick 1 'd["actions"]' <<<"$out")"
 out=$(THATCH_RECALL_THRESHOLD=2 THATCH_PREDICTION_THRESHOLD=2 THATCH_BEHAVIOR_THRESHOLD=-1 core "$(msg m 'where do the sources live?')")
 expect_contains "the behavior block fires on its own with its toast" "$(pick 0 'd["actions"][1]["message"]' <<<"$out")" "behaviors surfaced"
 out=$(core "$(ev session.created '{"info":{"id":"t1","parentID":"m","title":"explore (@general subagent)"}}')" \
