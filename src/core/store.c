@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/store_cache.h"
 #include "core/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -621,6 +622,7 @@ static int (*const setup_steps[])(struct store *, bool, int *,
 	seed_global,
 	migrate_chat,
 	store_fts_setup,
+	store_sidecar_setup,
 };
 #define NSETUP_STEPS	(sizeof(setup_steps) / sizeof(setup_steps[0]))
 

@@ -49,62 +49,46 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/store_cache.h"
 #include "core/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/mapguard.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
-#define ROW_ARCHIVED	1
-#define ROW_SEEN	2	/* cache_refresh: still in the table */
-
-/* The cached rows of one (store, dim), in ascending rowid order. */
-struct store_mat {
-	char			*store;		/* owned */
-	int			 dim;
-	size_t			 n, cap;
-	signed char		*c;		/* owned, n * dim, b ~ s * c */
-	float			*k;		/* owned, s / |b| */
-	float			*e;		/* owned, s / (2 |b|) */
-	sqlite3_int64		*rowid;		/* owned */
-	uint64_t		*sig;		/* owned, blob_sig */
-	char			**branch;	/* owned; NULL: SQL NULL */
-	unsigned char		*flags;		/* owned, ROW_* */
-	bool			 pending;	/* cache_refresh it */
-	size_t			 old_n, cur;	/* cache_refresh's walk */
-	struct store_mat	*next;		/* owned */
-};
-
-struct store_cache {
-	sqlite3			*db;		/* borrowed; hooks set on it */
-	struct store_mat	*mats;		/* owned */
-	int			 data_version;
-	bool			 stale;		/* unannounced own write */
-	bool			 expect;	/* announced write running */
-	bool			 reading;	/* in store_search's txn */
-	bool			 txn_touched;	/* changed in a transaction */
-	bool			 invalid;	/* which rolled back */
-	bool			 warned;
-	float			*scratch;	/* owned; approximate scores */
-	size_t			 scratch_cap;
-};
-
 static void
-mat_free(struct store_mat *m)
+tags_free(struct store_mat *m)
 {
 	size_t	i;
 
-	for (i = 0; i < m->n; i++)
-		free(m->branch[i]);
+	for (i = 0; i < m->ntags; i++)
+		free(m->tags[i].tag);
+	free(m->tags);
+	m->tags = NULL;
+	m->ntags = 0;
+	m->nother = 0;
+}
+
+void
+store_mat_free(struct store_mat *m)
+{
+	size_t	i;
+
+	tags_free(m);
 	free(m->store);
-	free(m->c);
-	free(m->k);
-	free(m->e);
-	free(m->rowid);
-	free(m->sig);
+	if (!m->borrowed) {
+		for (i = 0; i < m->n; i++)
+			free(m->branch[i]);
+		free(m->c);
+		free(m->k);
+		free(m->e);
+		free(m->rowid);
+		free(m->sig);
+		free(m->flags);
+	}
 	free(m->branch);
-	free(m->flags);
 	free(m);
 }
 
@@ -115,9 +99,10 @@ cache_drop(struct store_cache *c)
 
 	for (m = c->mats; m != NULL; m = next) {
 		next = m->next;
-		mat_free(m);
+		store_mat_free(m);
 	}
 	c->mats = NULL;
+	store_sidecar_unmap(c);
 }
 
 void
@@ -300,6 +285,37 @@ mat_reserve(struct store_mat *m, size_t cap)
 	m->cap = cap;
 }
 
+/* Before a borrowed matrix changes: its rows, copied into its own
+ * memory (the mapping is read-only). */
+static void
+mat_own(struct store_mat *m)
+{
+	struct store_mat	b = *m;
+	size_t			i, d = (size_t)m->dim;
+
+	if (!m->borrowed)
+		return;
+	m->c = NULL;
+	m->k = m->e = NULL;
+	m->rowid = NULL;
+	m->sig = NULL;
+	m->branch = NULL;
+	m->flags = NULL;
+	m->cap = 0;
+	m->borrowed = false;
+	mat_reserve(m, 2 * b.n + 64);
+	memcpy(m->c, b.c, b.n * d);
+	memcpy(m->k, b.k, b.n * sizeof(*m->k));
+	memcpy(m->e, b.e, b.n * sizeof(*m->e));
+	memcpy(m->rowid, b.rowid, b.n * sizeof(*m->rowid));
+	memcpy(m->sig, b.sig, b.n * sizeof(*m->sig));
+	memcpy(m->flags, b.flags, b.n);
+	for (i = 0; i < b.n; i++)
+		m->branch[i] = b.branch[i] == NULL ? NULL :
+		    xstrdup(b.branch[i]);
+	free(b.branch);
+}
+
 /* Move rows [from, from + n) to start at row to (memmove semantics). */
 static void
 mat_move(struct store_mat *m, size_t to, size_t from, size_t n)
@@ -389,31 +405,59 @@ warn_bad_blob(struct store *st, const char *store, sqlite3_int64 rowid)
 	    "reported)", (long long)rowid, store);
 }
 
+/* One more of m's rows of its dimension carries model (stats). */
+static void
+tag_count(struct store_mat *m, const char *model)
+{
+	size_t	i;
+
+	for (i = 0; i < m->ntags; i++)
+		if (model == NULL ? m->tags[i].tag == NULL :
+		    m->tags[i].tag != NULL && strcmp(model, m->tags[i].tag) ==
+		    0)
+			break;
+	if (i == m->ntags) {
+		m->tags = xreallocarray(m->tags, m->ntags + 1,
+		    sizeof(*m->tags));
+		m->tags[m->ntags++] = (struct mat_tag){ model == NULL ? NULL :
+		    xstrdup(model), 0 };
+	}
+	m->tags[i].count++;
+}
+
 /*
  * The statements that read rows for the cache select rowid, archived,
- * branch, embedding, store, in that order. The pending matrix this row
- * belongs to (its store, and a BLOB of its dimension), or NULL
- * (invariant 5).
+ * branch, embedding, store, model, in that order. The pending matrix
+ * this row belongs to (its store, and a BLOB of its dimension), or NULL
+ * (invariant 5). Every pending matrix of the row's store counts it in
+ * its stats.
  */
 static struct store_mat *
 row_mat(struct store *st, sqlite3_stmt *stmt)
 {
 	const char		*store = (const char *)sqlite3_column_text(stmt,
 				    4);
+	const char		*model = (const char *)sqlite3_column_text(stmt,
+				    5);
 	int			 bytes = sqlite3_column_bytes(stmt, 3);
-	struct store_mat	*m;
+	struct store_mat	*m, *found = NULL;
 	bool			 searched = false;
 
 	for (m = st->cache->mats; m != NULL && store != NULL; m = m->next) {
 		if (!m->pending || strcmp(m->store, store) != 0)
 			continue;
-		if (bytes == m->dim * 4)
-			return m;
 		searched = true;
+		if (bytes != m->dim * 4 ||
+		    sqlite3_column_type(stmt, 3) == SQLITE_NULL) {
+			m->nother++;
+			continue;
+		}
+		tag_count(m, model);
+		found = found != NULL ? found : m;
 	}
-	if (searched && bytes % 4 != 0)
+	if (found == NULL && searched && bytes % 4 != 0)
 		warn_bad_blob(st, store, sqlite3_column_int64(stmt, 0));
-	return NULL;
+	return found;
 }
 
 /* Bring row pos up to date with the statement's row; fresh: a new row. */
@@ -467,7 +511,7 @@ insert_late(struct store *st, const struct late *late, size_t nlate,
 	if (nlate == 0)
 		return 0;
 	if (store_prepare(st, &stmt, "SELECT rowid, archived, branch, "
-	    "embedding, store FROM entries WHERE rowid = ?", err) != 0)
+	    "embedding, store, model FROM entries WHERE rowid = ?", err) != 0)
 		return -1;
 	for (i = 0; i < nlate && rc == 0; i++) {
 		sqlite3_reset(stmt);
@@ -505,6 +549,9 @@ cache_refresh(struct store *st, struct err *err)
 	for (m = st->cache->mats; m != NULL; m = m->next) {
 		if (!m->pending)
 			continue;
+		mat_own(m);
+		tags_free(m);
+		m->stats = false;
 		for (i = 0; i < m->n; i++)
 			m->flags[i] &= ~ROW_SEEN;
 		m->old_n = m->n;
@@ -514,9 +561,9 @@ cache_refresh(struct store *st, struct err *err)
 	if (dim == 0)
 		return 0;
 	tmp = xcalloc((size_t)dim, sizeof(float));
+	/* every row: the stats count those without a vector too */
 	if (store_prepare(st, &stmt, "SELECT rowid, archived, branch, "
-	    "embedding, store FROM entries WHERE embedding IS NOT NULL "
-	    "ORDER BY rowid", err) != 0)
+	    "embedding, store, model FROM entries ORDER BY rowid", err) != 0)
 		goto out;
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if ((m = row_mat(st, stmt)) == NULL)
@@ -543,8 +590,10 @@ cache_refresh(struct store *st, struct err *err)
 			mat_sweep(m);
 	if (insert_late(st, late, nlate, tmp, err) != 0)
 		goto out;
-	for (m = st->cache->mats; m != NULL; m = m->next)
+	for (m = st->cache->mats; m != NULL; m = m->next) {
+		m->stats = m->stats || m->pending;
 		m->pending = false;
+	}
 	cache_changed(st->cache);
 	rc = 0;
 out:
@@ -552,6 +601,29 @@ out:
 	free(late);
 	free(tmp);
 	return rc;
+}
+
+/*
+ * Whether the matrices are still what the table holds although another
+ * connection committed: the database's key (store_sidecar_key) has not
+ * moved since they were last made exact, so no commit since changed a
+ * row's vector, store, branch, archived flag or model (a recall stamp,
+ * a write to another table).
+ */
+static void
+txn_key(struct store *st)
+{
+	struct store_cache	*c = st->cache;
+
+	c->txn_key_ok = store_sidecar_key(st, &c->txn_key) == 0;
+	c->txn_key_read = true;
+}
+
+static bool
+key_unmoved(const struct store_cache *c)
+{
+	return c->key_ok && c->txn_key_ok && c->key.gen == c->txn_key.gen &&
+	    c->key.schema == c->txn_key.schema;
 }
 
 /* Invariant 1: drop what a rollback invalidated; mark every matrix for
@@ -562,6 +634,7 @@ cache_validate(struct store *st, struct err *err)
 	struct store_cache	*c = st->cache;
 	struct store_mat	*m;
 	int			 dv;
+	bool			 moved;
 
 	if (c->invalid) {
 		cache_drop(c);
@@ -569,7 +642,11 @@ cache_validate(struct store *st, struct err *err)
 	}
 	if (data_version(st, &dv, err) != 0)
 		return -1;
-	if (dv != c->data_version || c->stale)
+	moved = dv != c->data_version || c->stale;
+	c->txn_key_read = false;
+	if (moved || c->mats == NULL)
+		txn_key(st);
+	if (moved && (c->stale || !key_unmoved(c)))
 		for (m = c->mats; m != NULL; m = m->next)
 			m->pending = true;
 	c->data_version = dv;
@@ -599,6 +676,18 @@ entries_count(struct store *st)
 	return n;
 }
 
+struct store_mat *
+store_mat_new(struct store_cache *c, const char *store, int dim)
+{
+	struct store_mat	*m = xcalloc(1, sizeof(*m));
+
+	m->store = xstrdup(store);
+	m->dim = dim;
+	m->next = c->mats;
+	c->mats = m;
+	return m;
+}
+
 /* The matrix of (store, dim); a new one is empty and pending. */
 static struct store_mat *
 mat_get(struct store *st, const char *store, int dim)
@@ -608,13 +697,9 @@ mat_get(struct store *st, const char *store, int dim)
 	for (m = st->cache->mats; m != NULL; m = m->next)
 		if (m->dim == dim && strcmp(m->store, store) == 0)
 			return m;
-	m = xcalloc(1, sizeof(*m));
-	m->store = xstrdup(store);
-	m->dim = dim;
+	m = store_mat_new(st->cache, store, dim);
 	m->pending = true;
 	mat_reserve(m, 2 * entries_count(st) + 64);
-	m->next = st->cache->mats;
-	st->cache->mats = m;
 	return m;
 }
 
@@ -651,6 +736,8 @@ store_cache_put(struct store *st, const char *store, sqlite3_int64 rowid,
 	for (m = c->mats; m != NULL; m = m->next) {
 		if (strcmp(m->store, store) != 0)
 			continue;
+		mat_own(m);
+		m->stats = false;
 		found = mat_find(m, rowid, &pos);
 		if (vec == NULL || dim != m->dim) {
 			if (found)
@@ -678,8 +765,11 @@ store_cache_remove(struct store *st, const char *store, sqlite3_int64 rowid)
 	if (c == NULL)
 		return;
 	for (m = c->mats; m != NULL; m = m->next)
-		if (strcmp(m->store, store) == 0 && mat_find(m, rowid, &pos))
+		if (strcmp(m->store, store) == 0 && mat_find(m, rowid, &pos)) {
+			mat_own(m);
+			m->stats = false;
 			mat_close(m, pos);
+		}
 	cache_changed(c);
 }
 
@@ -988,12 +1078,20 @@ static int
 query_mats(struct store *st, const struct store_query *q,
     struct qmat **out, size_t *nout, struct err *err)
 {
-	struct qmat	*qm;
-	size_t		 i, j, n = 0;
+	struct store_cache	*c = st->cache;
+	struct store_mat	*m;
+	struct qmat		*qm;
+	size_t			 i, j, n = 0;
+	bool			 cold = false, pending = false;
 
 	qm = xcalloc(q->nstores + 1, sizeof(*qm));
 	*out = qm;
 	*nout = 0;
+	if (!c->file_tried && c->mats == NULL) {
+		cold = c->file_tried = true;
+		if (c->txn_key_ok)
+			store_sidecar_load(st, q->dim);
+	}
 	for (i = 0; i < q->nstores; i++) {
 		for (j = 0; j < i; j++)
 			if (strcmp(q->stores[i], q->stores[j]) == 0)
@@ -1002,9 +1100,20 @@ query_mats(struct store *st, const struct store_query *q,
 			continue;
 		qm[n++].m = mat_get(st, q->stores[i], q->dim);
 	}
+	for (m = c->mats; m != NULL && !pending; m = m->next)
+		pending = m->pending;
+	if (pending && !c->txn_key_read)
+		txn_key(st);
 	if (cache_refresh(st, err) != 0) {
 		cache_drop(st->cache);
 		return -1;
+	}
+	if (pending) {
+		c->key = c->txn_key;
+		c->key_ok = c->txn_key_ok;
+		/* a cold process that had to read the table saves what it
+		 * read, for the next one (in its own snapshot only) */
+		c->file_save = cold && c->key_ok && c->reading;
 	}
 	for (i = 0; i < n; i++)
 		if (q->exclude_slug != NULL && exclude_rowid(st,
@@ -1243,13 +1352,54 @@ store_vector_search(struct store *st, const struct store_query *q,
 		began = c->reading = true;
 	}
 	rc = search_snapshot(st, q, hits, err);
+	if (c->map != NULL && !mapguard_intact(c->guard)) {
+		/* the vector file was cut under us: what it gave is zeros */
+		log_debug("store:vecfile", "vector file cut while mapped; "
+		    "searching the table");
+		store_hits_release(hits);
+		cache_drop(c);
+		rc = search_snapshot(st, q, hits, err);
+	}
 	if (began) {
 		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)
 			rc = -1;
 		store_rollback(st);
 		c->reading = false;
 	}
+	if (c->file_save) {
+		c->file_save = false;
+		if (rc == 0)
+			store_sidecar_save(st, q->dim);
+	}
 	return rc;
+}
+
+bool
+store_cache_other_space(struct store *st, const char *store,
+    const struct store_space *sp, long long *n)
+{
+	struct store_cache	*c = st->cache;
+	struct store_mat	*m;
+	struct err		 ignored;
+	size_t			 i;
+	int			 dv;
+
+	if (c == NULL || c->stale || c->invalid ||
+	    data_version(st, &dv, &ignored) != 0 || dv != c->data_version)
+		return false;
+	for (m = c->mats; m != NULL; m = m->next) {
+		if (m->dim != sp->dim || !m->stats || m->pending ||
+		    strcmp(m->store, store) != 0)
+			continue;
+		*n = (long long)m->nother;
+		for (i = 0; i < m->ntags; i++)	/* model IS NOT tag */
+			if (m->tags[i].tag == NULL || sp->tag == NULL ?
+			    m->tags[i].tag != sp->tag :
+			    strcmp(m->tags[i].tag, sp->tag) != 0)
+				*n += (long long)m->tags[i].count;
+		return true;
+	}
+	return false;
 }
 
 void

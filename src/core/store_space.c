@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/store_cache.h"
 #include "core/store_int.h"
 #include "util/err.h"
 #include "util/sbuf.h"
@@ -113,11 +114,16 @@ store_count_other_space(struct store *st, const char *store,
 {
 	long long	n;
 	size_t		i;
+	bool		cached;
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < NTABLES; i++) {
-		if (count_table(st, &space_tables[i], store, sp, false, &n,
-		    err) != 0)
+		/* entries is the big one: a search just counted its rows */
+		cached = space_tables[i].kind == SPACE_MEMORIES &&
+		    store != NULL && store_cache_other_space(st, store, sp,
+		    &n);
+		if (!cached && count_table(st, &space_tables[i], store, sp,
+		    false, &n, err) != 0)
 			return -1;
 		switch (space_tables[i].kind) {
 		case SPACE_MEMORIES:	c->memories += n; break;

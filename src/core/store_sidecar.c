@@ -1,0 +1,314 @@
+/*
+ * store_sidecar.c — the vector file beside the database: a cold process
+ * (`thatch search`, a hook, a server's first recall) maps the search
+ * cache from it instead of reading and quantising every embedding BLOB,
+ * and it is never trusted unless it is exactly what the table holds
+ * (docs/store.md, "The vector file").
+ *
+ * Invariants:
+ *  1. The database keeps its own generation: entries_vecgen holds one
+ *     64-bit value that three triggers on entries set to random() on
+ *     every insert, delete, and update that changes a row's rowid, store,
+ *     embedding, model, branch or archived flag — in the writer's own
+ *     transaction, whoever writes (the original too, like the FTS
+ *     triggers). A recall stamp or a write to another table leaves it.
+ *  2. A file's key is (gen, schema_version) read in the same snapshot as
+ *     the rows it was built from; a reader uses it only when its own
+ *     snapshot shows the same key and the three triggers exactly as we
+ *     create them. Equal keys mean no commit between the two snapshots
+ *     changed a cached column (any such commit drew a fresh random gen;
+ *     a state with the same gen is the same state, or a 2^-64 accident),
+ *     and no schema change (VACUUM, which may renumber rowids, dropping
+ *     or altering a trigger) happened: each bumps schema_version.
+ *  3. A file is private and whole or absent: created beside the database
+ *     under a temporary name (O_EXCL | O_NOFOLLOW, 0600) and renamed over
+ *     the old one, so concurrent builders each leave a complete file
+ *     (the last rename wins; an older key is merely stale). It is opened
+ *     O_NOFOLLOW, must be a regular file of our own without group or
+ *     other write bits, and vecfile_parse checks every byte (checksums
+ *     included) before a matrix borrows from it. A cut while mapped
+ *     reads zeros under mapguard, and the search is redone from SQLite.
+ *  4. Any failure — no key (a read-only file the triggers could not be
+ *     added to), no file, a read-only folder, a parse error — leaves the
+ *     search reading SQLite as before; nothing here reports an error.
+ */
+#include "core/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/store_cache.h"
+#include "core/store_int.h"
+#include "util/err.h"
+#include "util/fileio.h"
+#include "util/log.h"
+#include "util/mapguard.h"
+#include "util/xmalloc.h"
+
+#define SUFFIX	"-vectors"
+
+/* The WHEN clause of the update trigger: the columns the cache holds. */
+#define CHANGED	"old.rowid IS NOT new.rowid OR old.store IS NOT new.store " \
+	"OR old.embedding IS NOT new.embedding OR old.model IS NOT new.model " \
+	"OR old.branch IS NOT new.branch OR old.archived IS NOT new.archived"
+#define BUMP	"UPDATE entries_vecgen SET gen = random(); END"
+
+/*
+ * thatch's objects beside the original's schema, other than the FTS
+ * index (store_fts.c): the generation (invariant 1) and entries_list,
+ * the index `thatch list` reads instead of the table (every column it
+ * prints, in its order, so 10,000 memories list from ~1 MB of index
+ * rather than ~20 MB of rows). Triggers are compared by their text.
+ */
+static const struct own {
+	const char	*type, *name, *ddl;
+} own[] = {
+	{ "table", "entries_vecgen", "CREATE TABLE entries_vecgen "
+	  "(id INTEGER PRIMARY KEY CHECK (id = 0), gen INTEGER NOT NULL)" },
+	{ "trigger", "entries_vecgen_ai", "CREATE TRIGGER entries_vecgen_ai "
+	  "AFTER INSERT ON entries BEGIN " BUMP },
+	{ "trigger", "entries_vecgen_ad", "CREATE TRIGGER entries_vecgen_ad "
+	  "AFTER DELETE ON entries BEGIN " BUMP },
+	{ "trigger", "entries_vecgen_au", "CREATE TRIGGER entries_vecgen_au "
+	  "AFTER UPDATE ON entries WHEN " CHANGED " BEGIN " BUMP },
+	{ "index", "entries_list", "CREATE INDEX entries_list ON "
+	  "entries(store, label, branch, confidence, updated_at, archived)" },
+};
+#define NOWN	(sizeof(own) / sizeof(own[0]))
+#define TRIGGER_SQL	"SELECT count(*) FROM sqlite_master WHERE " \
+	"type = 'trigger' AND tbl_name = 'entries' AND sql IN (?1, ?2, ?3)"
+
+/* Whether the object named name is in the schema. */
+static int
+has_object(struct store *st, const char *name, bool *found, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	if (store_prepare(st, &stmt, "SELECT 1 FROM sqlite_master "
+	    "WHERE name = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read the schema");
+	*found = step == SQLITE_ROW;
+	return 0;
+}
+
+/* store.c's setup step: create what is missing (store.c invariant 5). */
+int
+store_sidecar_setup(struct store *st, bool write, int *todo, struct err *err)
+{
+	size_t	i;
+	bool	found = false, missing = false;
+
+	for (i = 0; i < NOWN; i++) {
+		if (has_object(st, own[i].name, &found, err) != 0)
+			return -1;
+		if (found)
+			continue;
+		missing = true;
+		if (write && store_exec(st, own[i].ddl, err) != 0)
+			return -1;
+	}
+	if (missing)
+		(*todo)++;
+	if (missing && write)
+		return store_exec(st, "INSERT OR IGNORE INTO entries_vecgen "
+		    "(id, gen) VALUES (0, random())", err);
+	return 0;
+}
+
+int
+store_sidecar_key(struct store *st, struct vecfile_key *key)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 ok = 0;
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	(void)st;
+	(void)key;
+	return 1;	/* the file is host order; keep it to the common one */
+#endif
+	/* a prepare error is an old file without the table: no key */
+	if (sqlite3_prepare_v2(st->db, "SELECT g.gen, s.schema_version, ("
+	    TRIGGER_SQL ") FROM entries_vecgen AS g, pragma_schema_version "
+	    "AS s WHERE g.id = 0", -1, &stmt, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_text(stmt, 1, own[1].ddl, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, own[2].ddl, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, own[3].ddl, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW &&
+	    sqlite3_column_type(stmt, 0) == SQLITE_INTEGER &&
+	    sqlite3_column_int(stmt, 2) == 3) {
+		key->gen = sqlite3_column_int64(stmt, 0);
+		key->schema = (uint32_t)sqlite3_column_int64(stmt, 1);
+		ok = 1;
+	}
+	sqlite3_finalize(stmt);
+	return ok ? 0 : 1;
+}
+
+/* <database file>-vectors, or NULL for a database without a file. */
+static char *
+sidecar_path(struct store *st)
+{
+	const char	*db = sqlite3_db_filename(st->db, "main");
+
+	return db == NULL || *db == '\0' ? NULL : xasprintf("%s" SUFFIX, db);
+}
+
+void
+store_sidecar_unmap(struct store_cache *c)
+{
+	if (c->map == NULL)
+		return;
+	mapguard_remove(c->guard);
+	munmap(c->map, c->map_len);
+	c->map = NULL;
+	c->map_len = 0;
+	c->guard = 0;
+}
+
+/* The file, mapped read-only and guarded, if it is one we may trust the
+ * ownership of (invariant 3); 0 or -1. */
+static int
+map_file(const char *path, struct store_cache *c)
+{
+	struct stat	 sb;
+	void		*p;
+	int		 fd, rc = -1;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 022) != 0 ||
+	    sb.st_size <= 0 || (uint64_t)sb.st_size > SIZE_MAX)
+		goto out;
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto out;
+	c->map = p;
+	c->map_len = (size_t)sb.st_size;
+	c->guard = mapguard_add(fd, p, c->map_len);
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+/* A borrowed matrix over section s (its branch array moves to it). */
+static void
+borrow(struct store_cache *c, int dim, struct vecfile_section *s)
+{
+	struct store_mat	*m = store_mat_new(c, s->store, dim);
+	size_t			 i;
+
+	m->borrowed = true;
+	m->n = m->cap = s->n;
+	m->c = (signed char *)(uintptr_t)s->c;
+	m->k = (float *)(uintptr_t)s->k;
+	m->e = (float *)(uintptr_t)s->e;
+	m->rowid = (sqlite3_int64 *)(uintptr_t)s->rowid;
+	m->sig = (uint64_t *)(uintptr_t)s->sig;
+	m->flags = (unsigned char *)(uintptr_t)s->flags;
+	m->branch = (char **)(uintptr_t)s->branch;
+	s->branch = NULL;
+	m->stats = true;
+	m->nother = s->nother;
+	m->tags = xcalloc(s->ntags + 1, sizeof(*m->tags));
+	for (m->ntags = 0, i = 0; i < s->ntags; i++)
+		m->tags[m->ntags++] = (struct mat_tag){ s->tags[i].tag == NULL ?
+		    NULL : xstrdup(s->tags[i].tag), s->tags[i].count };
+}
+
+void
+store_sidecar_load(struct store *st, int dim)
+{
+	struct store_cache	*c = st->cache;
+	struct vecfile		 vf;
+	char			*path = sidecar_path(st);
+	size_t			 i;
+
+	_Static_assert(sizeof(sqlite3_int64) == sizeof(int64_t), "rowids");
+	if (path == NULL || map_file(path, c) != 0) {
+		free(path);
+		return;
+	}
+	if (vecfile_parse(c->map, c->map_len, &vf) != 0 ||
+	    !mapguard_intact(c->guard) || vf.dim != dim ||
+	    vf.key.gen != c->txn_key.gen || vf.key.schema != c->txn_key.schema) {
+		log_debug("store:vecfile", "'%s' is stale or damaged: the "
+		    "search reads the table and rebuilds it", path);
+		if (vf.sec != NULL)
+			vecfile_release(&vf);
+		store_sidecar_unmap(c);
+		free(path);
+		return;
+	}
+	for (i = 0; i < vf.nsec; i++)
+		borrow(c, dim, &vf.sec[i]);
+	c->key = vf.key;
+	c->key_ok = true;
+	vecfile_release(&vf);
+	free(path);
+}
+
+/* Section views of the matrices of dim whose stats are exact. */
+static struct vecfile_section *
+sections(struct store_cache *c, int dim, size_t *n)
+{
+	struct vecfile_section	*s = NULL;
+	struct vecfile_tag	*t;
+	struct store_mat	*m;
+	size_t			 i;
+
+	*n = 0;
+	for (m = c->mats; m != NULL; m = m->next) {
+		if (m->dim != dim || !m->stats || m->pending)
+			continue;
+		s = xreallocarray(s, *n + 1, sizeof(*s));
+		t = xcalloc(m->ntags + 1, sizeof(*t));
+		for (i = 0; i < m->ntags; i++)
+			t[i] = (struct vecfile_tag){ m->tags[i].tag,
+			    m->tags[i].count };
+		s[(*n)++] = (struct vecfile_section){ m->store, m->n, m->c,
+		    m->k, m->e, (const int64_t *)(const void *)m->rowid,
+		    m->sig, m->flags, (const char *const *)m->branch,
+		    m->nother, t, m->ntags };
+	}
+	return s;
+}
+
+void
+store_sidecar_save(struct store *st, int dim)
+{
+	struct store_cache	*c = st->cache;
+	struct vecfile_section	*s;
+	struct err		 err;
+	char			*path = sidecar_path(st);
+	void			*img;
+	size_t			 n, size, i;
+
+	if (path == NULL || !c->key_ok)
+		goto out;
+	s = sections(c, dim, &n);
+	img = vecfile_build(&c->key, dim, s, n, &size);
+	/* no fsync: a file lost to a crash is rebuilt (invariant 4) */
+	if (fileio_replace(path, img, size, 0600, &err) != 0)
+		log_debug("store:vecfile", "not saved: %s", err.msg);
+	for (i = 0; i < n; i++)
+		free((void *)(uintptr_t)s[i].tags);
+	free(s);
+	free(img);
+out:
+	free(path);
+}
