@@ -50,7 +50,8 @@ cmd_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 	store = argc > 0 && *argv[0] != '\0' ? argv[0] : cli_default_store(ctx);
 	if (cli_flag(ctx, "--json"))
 		w.json = json_array();
-	rc = store_list(ctx->store, store, print_entry, &w, &ctx->err);
+	rc = (w.json != NULL ? store_list : store_list_lines)(ctx->store,
+	    store, print_entry, &w, &ctx->err);
 	if (w.json != NULL) {
 		if (rc == 0)
 			cli_print_json(w.json);

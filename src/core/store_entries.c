@@ -498,6 +498,19 @@ store_list(struct store *st, const char *store,
 	    &store, 1, fn, arg, err);
 }
 
+/* Only the columns of the entries_list index (store_sidecar.c), which
+ * SQLite then reads alone, in order, without the table or a sort. */
+int
+store_list_lines(struct store *st, const char *store,
+    int (*fn)(const struct store_entry *, void *), void *arg,
+    struct err *err)
+{
+	return walk_entries(st, "SELECT NULL, store, label, NULL, NULL, "
+	    "branch, confidence, archived, NULL, updated_at, 0, NULL "
+	    "FROM entries WHERE store = ? ORDER BY label", &store, 1, fn, arg,
+	    err);
+}
+
 /* Run a one-integer query with text parameters; *n gets the result. */
 static int
 query_int(struct store *st, const char *sql, const char *const *params,

@@ -312,7 +312,7 @@ memory_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	const char		*store = tool_target_store(ctx, args);
 	struct list_walk	 w = { out, 0 };
 
-	if (store_list(ctx->store, store, add_list_line, &w, err) != 0)
+	if (store_list_lines(ctx->store, store, add_list_line, &w, err) != 0)
 		return -1;
 	if (w.n == 0)
 		sbuf_addf(out, "No memories in \"%s\".", store);

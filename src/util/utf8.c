@@ -185,6 +185,13 @@ utf8_escape(struct sbuf *out, const char *s, unsigned flags)
 	int32_t	cp;
 
 	for (n = strlen(s); n > 0; s += len, n -= len) {
+		/* a run of printable ASCII, the common case, at once */
+		for (len = 0; len < n && s[len] >= 0x20 && s[len] < 0x7f; len++)
+			;
+		if (len > 0) {
+			sbuf_add(out, s, len);
+			continue;
+		}
 		len = utf8_decode(s, n, &cp);
 		if (cp == 0xFFFD && len == 1)	/* not UTF-8 */
 			sbuf_addf(out, "\\x%02x", (unsigned char)*s);
@@ -201,11 +208,14 @@ utf8_addf(struct sbuf *out, const char *fmt, ...)
 {
 	va_list		 ap;
 	const char	*p, *arg;
+	size_t		 n;
 
 	va_start(ap, fmt);
 	for (p = fmt; *p != '\0'; p++) {
 		if (*p != '%') {
-			sbuf_addc(out, *p);
+			n = strcspn(p, "%");
+			sbuf_add(out, p, n);
+			p += n - 1;
 			continue;
 		}
 		switch (*++p) {
