@@ -60,21 +60,25 @@ expect_eq "user_version is never set" "0" "$(q "$db" "PRAGMA user_version")"
 rm -rf "$XDG_CONFIG_HOME/thatch"
 thatch stores >/dev/null
 # thatch's own full-text index (entries_fts, its shadow tables and its
-# triggers) and the newer original's chat tables (v0.1.30 has none) come
+# triggers), its generation (entries_vecgen and its triggers, which keep
+# the vector file exact), the entries_list index `list` reads, and the
+# newer original's chat tables (v0.1.30 has none) come
 # (with the sqlite_sequence AUTOINCREMENT needs) on top of the original's
 # schema, which stays exact
 own_schema() {
 	q "$1" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL
 	    AND name NOT LIKE 'entries_fts%' AND name NOT LIKE 'chat%'
+	    AND name NOT LIKE 'entries_vecgen%' AND name <> 'entries_list'
 	    AND name <> 'sqlite_sequence' ORDER BY rowid"
 }
 schema_thatch=$(q "$db" .schema)
 q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
 expect_eq "thatch creates the original's schema text exactly" \
 	"$(own_schema "$TEST_DIR/orig.db")" "$(own_schema "$db")"
-expect_eq "thatch adds only its full-text index and its three triggers" \
-	"entries_fts entries_fts_ad entries_fts_ai entries_fts_au" \
-	"$(q "$db" "SELECT name FROM sqlite_master WHERE name = 'entries_fts'
+expect_eq "thatch adds only its two indexes, its generation and six triggers" \
+	"entries_fts entries_fts_ad entries_fts_ai entries_fts_au entries_list entries_vecgen entries_vecgen_ad entries_vecgen_ai entries_vecgen_au" \
+	"$(q "$db" "SELECT name FROM sqlite_master WHERE name IN
+	    ('entries_fts', 'entries_list', 'entries_vecgen')
 	    OR type = 'trigger' ORDER BY name" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "thatch's file is in WAL mode" "wal" "$(q "$db" "PRAGMA journal_mode")"
 expect_ok "the original's init replays on thatch's file" \
