@@ -191,6 +191,42 @@ check_memories(struct doctor *d)
 	sbuf_release(&c.list);
 }
 
+/* The vector file is a cache: whatever its state, search is exact. */
+static void
+check_vecfile(struct doctor *d)
+{
+	enum store_vecfile_state	 state;
+	char				*path, size[32];
+	long long			 bytes;
+
+	if (d->store == NULL)
+		return;		/* the database row said why */
+	state = store_vecfile_state(d->store, &path, &bytes);
+	human_size(size, sizeof(size), bytes);
+	switch (state) {
+	case STORE_VECFILE_CURRENT:
+		say(d, MARK_OK, "vector file", NULL, "%s (%s, current: a "
+		    "search maps it instead of reading every vector)", path,
+		    size);
+		break;
+	case STORE_VECFILE_STALE:
+		say(d, MARK_INFO, "vector file", NULL, "%s (%s) is out of "
+		    "date or damaged: the next search reads the table and "
+		    "rebuilds it", path, size);
+		break;
+	case STORE_VECFILE_NONE:
+		say(d, MARK_INFO, "vector file", NULL, "none yet: the next "
+		    "search writes one beside the database");
+		break;
+	case STORE_VECFILE_UNKEYED:
+		say(d, MARK_INFO, "vector file", NULL, "not kept: the "
+		    "database lacks thatch's generation table (it is added "
+		    "on the next open that can write)");
+		break;
+	}
+	free(path);
+}
+
 static void
 check_model(struct doctor *d)
 {
@@ -410,6 +446,7 @@ static const struct {
 } checks[] = {
 	{ "database", check_database },
 	{ "memories", check_memories },
+	{ "vector file", check_vecfile },
 	{ "model", check_model },
 	{ "embedding space", check_space },
 	{ "hosts", check_hosts },

@@ -407,6 +407,21 @@ struct store_space_count {
 	long long	memories, matchers, items;
 };
 
+/* The vector file beside the database (docs/store.md, store_sidecar.c). */
+enum store_vecfile_state {
+	STORE_VECFILE_NONE,	/* not written yet (the next search does) */
+	STORE_VECFILE_CURRENT,	/* whole, and its key is the database's */
+	STORE_VECFILE_STALE,	/* old or damaged: the next search rebuilds */
+	STORE_VECFILE_UNKEYED,	/* the database has no generation yet */
+};
+
+/*
+ * What the vector file is now, read-only (thatch doctor): its state, and
+ * its path (new string, NULL for a database without a file) and size.
+ */
+enum store_vecfile_state store_vecfile_state(struct store *, char **path,
+	    long long *bytes);
+
 /*
  * Count the rows of store (NULL: every store) whose vector is not of the
  * space sp: NULL, another dimension, or another model tag (NULL too).

@@ -312,3 +312,37 @@ store_sidecar_save(struct store *st, int dim)
 out:
 	free(path);
 }
+
+enum store_vecfile_state
+store_vecfile_state(struct store *st, char **path, long long *bytes)
+{
+	struct store_cache	 c = { 0 };
+	struct vecfile		 vf;
+	struct vecfile_key	 key;
+	struct stat		 sb;
+	enum store_vecfile_state state = STORE_VECFILE_STALE;
+	bool			 keyed;
+
+	*bytes = 0;
+	if ((*path = sidecar_path(st)) == NULL)
+		return STORE_VECFILE_NONE;
+	/* the key and the file in one snapshot, as a search reads them */
+	if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return STORE_VECFILE_STALE;
+	keyed = store_sidecar_key(st, &key) == 0;
+	if (!keyed)
+		state = STORE_VECFILE_UNKEYED;
+	else if (lstat(*path, &sb) != 0)
+		state = STORE_VECFILE_NONE;
+	else if (map_file(*path, &c) == 0) {
+		*bytes = (long long)c.map_len;
+		if (vecfile_parse(c.map, c.map_len, &vf) == 0) {
+			if (vf.key.gen == key.gen && vf.key.schema == key.schema)
+				state = STORE_VECFILE_CURRENT;
+			vecfile_release(&vf);
+		}
+		store_sidecar_unmap(&c);
+	}
+	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+	return state;
+}
