@@ -340,16 +340,29 @@ vecfile_build(const struct vecfile_key *key, int dim,
 		memcpy(img + HEAD_SIZE + i * DESC_SIZE, &d[i], DESC_SIZE);
 		strings_release(&s[i]);
 	}
-	h.size = at;
-	h.body_sum = sum_bytes(img + HEAD_SIZE, (size_t)at - HEAD_SIZE);
 	memcpy(img, &h, HEAD_SIZE);
-	h.head_sum = sum_bytes(img, offsetof(struct head, head_sum));
-	memcpy(img, &h, HEAD_SIZE);
+	vecfile_seal(img, (size_t)at);
 	free(s);
 	free(d);
 	free(off);
 	*size = (size_t)at;
 	return img;
+}
+
+void
+vecfile_seal(void *image, size_t size)
+{
+	unsigned char	*img = image;
+	struct head	 h;
+
+	if (size < HEAD_SIZE)
+		return;
+	memcpy(&h, img, HEAD_SIZE);
+	h.size = size;
+	h.body_sum = sum_bytes(img + HEAD_SIZE, size - HEAD_SIZE);
+	memcpy(img, &h, HEAD_SIZE);
+	h.head_sum = sum_bytes(img, offsetof(struct head, head_sum));
+	memcpy(img, &h, HEAD_SIZE);
 }
 
 /* ---- Parsing ------------------------------------------------------------ */

@@ -73,4 +73,9 @@ void	vecfile_release(struct vecfile *);
 void	*vecfile_build(const struct vecfile_key *, int dim,
 	    const struct vecfile_section *sec, size_t nsec, size_t *size);
 
+/* Set the size and both checksums of an image of size bytes (the last
+ * step of vecfile_build; the fuzz harness seals mutated images so that
+ * what it feeds vecfile_parse gets past the checksums). */
+void	vecfile_seal(void *image, size_t size);
+
 #endif
