@@ -17,6 +17,11 @@
  *  5. The common directory is asked for with --path-format=absolute; a git
  *     older than 2.31 echoes the unknown option and answers relatively,
  *     so the last output line is taken and resolved against the directory.
+ *  6. git is not run where it cannot find a repository (maybe_repo): no
+ *     .git and no bare repository's shape in the directory or any parent,
+ *     and none of the environment variables that point git elsewhere. Each
+ *     spawn costs a cold command milliseconds, twice over outside a
+ *     repository (hygiene and list ran three).
  */
 #include "core/repo.h"
 
@@ -48,6 +53,47 @@ is_dir(const char *p)
 	struct stat	sb;
 
 	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static bool
+exists_in(const char *dir, const char *name, bool want_dir)
+{
+	struct stat	 sb;
+	char		*p = xasprintf("%s/%s", dir, name);
+	bool		 ok = stat(p, &sb) == 0 && (!want_dir ||
+			    S_ISDIR(sb.st_mode));
+
+	free(p);
+	return ok;
+}
+
+/* Invariant 6: false only when git's discovery must fail from dir (it
+ * looks for .git, or a bare repository: HEAD, objects/ and refs/, in each
+ * directory up to the root). */
+static bool
+maybe_repo(const char *dir)
+{
+	static const char *const env[] = { "GIT_DIR", "GIT_WORK_TREE",
+	    "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY" };
+	char	 real[PATH_MAX], *slash;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(env) / sizeof(env[0]); i++)
+		if (getenv(env[i]) != NULL)
+			return true;
+	if (realpath(dir, real) == NULL)
+		return true;
+	for (;;) {
+		if (exists_in(real, ".git", false) ||
+		    (exists_in(real, "HEAD", false) &&
+		    exists_in(real, "objects", true) &&
+		    exists_in(real, "refs", true)))
+			return true;
+		if ((slash = strrchr(real, '/')) == NULL || slash == real)
+			break;
+		*slash = '\0';
+	}
+	return exists_in("/", ".git", false);
 }
 
 static bool
@@ -256,8 +302,10 @@ repo_detect(const char *dir, struct repo_cache *cache)
 		return xstrdup("unknown");	/* invariant 3 */
 	}
 	sbuf_init(&out);
-	slug = remote_slug(dir, &out);
-	main_path = main_checkout(dir, &out);
+	if (maybe_repo(dir)) {
+		slug = remote_slug(dir, &out);
+		main_path = main_checkout(dir, &out);
+	}
 	if (slug == NULL && main_path != NULL) {
 		slug = path_basename(main_path);
 		if (*slug == '\0') {
@@ -312,8 +360,10 @@ repo_branches(const char *dir, struct repo_cache *cache, char ***out,
 
 	*out = NULL;
 	*n = 0;
-	if (cwd == NULL)
+	if (cwd == NULL || !maybe_repo(cwd)) {
+		free(cwd);
 		return;
+	}
 	sbuf_init(&buf);
 	if (git(cwd, argv, &buf, &status) == 0 && status == 0) {
 		for (line = buf.buf; line != NULL && *line != '\0';
