@@ -7,9 +7,8 @@
  * all-pairs duplicate scan (about a second). So the reminder prints facts
  * kept in <cache_home>/thatch/hygiene/<key>.json, one file per (database
  * path, store), and a detached refresher rewrites the file when the
- * database has changed. The database gains nothing for this: the original
- * program writes the same file and must not meet new tables, indexes or
- * triggers.
+ * database has changed. The database gains nothing for this: the stamp
+ * is read from outside SQLite, so checking it costs no connection.
  *  1. A file is used as current only if its stamp equals the database's
  *     stamp now. The stamp is read from outside SQLite in two stat calls
  *     and one 24-byte read: the main file's device, inode, size and
