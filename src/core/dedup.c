@@ -18,14 +18,19 @@
  *  4. Nothing here writes to the database.
  *
  * CBLAS is the embedding engine's library; core uses it here only because
- * a pairwise scan is a matrix product, as the original's 132 s showed.
+ * a pairwise scan is a matrix product, as the original's 132 s showed,
+ * and only from SCAN_BLAS_ROWS rows: a smaller store's pairs cost less
+ * than loading the library.
  */
 #include "core/dedup.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "embed/blas.h"
 #include "util/err.h"
@@ -147,18 +152,14 @@ consider(struct scan *sc, size_t i, size_t j, float approx)
 	sc->npairs++;
 }
 
-/* Every pair i < j, tile by tile: C = U[rows] * U[cols]^T. */
+/* Row i of m scaled to unit length into u (zeros stay zeros). */
 static void
-scan_pairs(struct scan *sc)
+unit_rows(const struct store_matrix *m, float *u)
 {
-	const struct store_matrix	*m = sc->m;
-	size_t				 n = m->n, d = (size_t)m->dim;
-	size_t				 i, j, i0, j0, ni, nj;
-	float				*u, *c;
-	double				 norm;
+	size_t	i, j, d = (size_t)m->dim;
+	double	norm;
 
-	u = xmalloc(n * d * sizeof(*u));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < m->n; i++) {
 		norm = 0;
 		for (j = 0; j < d; j++)
 			norm += (double)m->v[i * d + j] * m->v[i * d + j];
@@ -166,22 +167,213 @@ scan_pairs(struct scan *sc)
 		for (j = 0; j < d; j++)
 			u[i * d + j] = (float)(m->v[i * d + j] * norm);
 	}
-	c = xmalloc((size_t)TILE_ROWS * TILE_COLS * sizeof(*c));
-	for (i0 = 0; i0 < n; i0 += TILE_ROWS) {
+}
+
+/*
+ * The pair scan's threads share the row tiles through next: each takes
+ * the next tile when it is done with one, so a thread the machine does
+ * not run leaves its tiles to the one it does (an OpenBLAS pool instead
+ * waited for its descheduled worker, spinning in sched_yield: under load
+ * a 1,000-memory scan's wall time was 7x its CPU time). Each thread keeps
+ * its own pairs; they are merged in thread order, and cmp_pair's order
+ * does not depend on which thread found a pair.
+ */
+struct pair_job {
+	const float	*u;
+	struct scan	 sc;		/* this thread's pairs */
+	size_t		*next;		/* shared: the next tile's first row */
+	pthread_mutex_t	*lock;
+};
+
+/* Every pair i < j of the tiles this thread takes: C = U[rows] U[cols]^T. */
+static void *
+pair_worker(void *arg)
+{
+	struct pair_job	*job = arg;
+	size_t		 n = job->sc.m->n, d = (size_t)job->sc.m->dim;
+	size_t		 i, j, i0, j0, ni, nj;
+	float		*c = xmalloc((size_t)TILE_ROWS * TILE_COLS * sizeof(*c));
+
+	for (;;) {
+		pthread_mutex_lock(job->lock);
+		i0 = *job->next;
+		*job->next += TILE_ROWS;
+		pthread_mutex_unlock(job->lock);
+		if (i0 >= n)
+			break;
 		ni = n - i0 < TILE_ROWS ? n - i0 : TILE_ROWS;
 		for (j0 = i0; j0 < n; j0 += TILE_COLS) {
 			nj = n - j0 < TILE_COLS ? n - j0 : TILE_COLS;
 			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
-			    (int)ni, (int)nj, (int)d, 1.0f, u + i0 * d,
-			    (int)d, u + j0 * d, (int)d, 0.0f, c, (int)nj);
+			    (int)ni, (int)nj, (int)d, 1.0f, job->u + i0 * d,
+			    (int)d, job->u + j0 * d, (int)d, 0.0f, c, (int)nj);
 			for (i = 0; i < ni; i++)
 				for (j = i0 + i + 1 > j0 ? i0 + i + 1 - j0 : 0;
 				    j < nj; j++)
-					consider(sc, i0 + i, j0 + j,
+					consider(&job->sc, i0 + i, j0 + j,
 					    c[i * nj + j]);
 		}
 	}
 	free(c);
+	return NULL;
+}
+
+/*
+ * Below this many rows the pairs are plain dot products on the calling
+ * thread (1,000 rows: ~2e8 multiply-adds, a few ms): loading OpenBLAS
+ * costs more than that, and its pool's worker, started at load, spins
+ * and is joined at exit (under load a 1,000-memory hygiene waited tens of
+ * milliseconds for it). From here on the product is worth the library,
+ * and two threads share the tiles.
+ */
+#define SCAN_BLAS_ROWS	2048
+#define SCAN_THREADS	2
+
+static float
+dot_plain(const float *a, const float *b, size_t d)
+{
+	float	s = 0;
+	size_t	k;
+
+	for (k = 0; k < d; k++)
+		s += a[k] * b[k];
+	return s;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+__attribute__((target("avx2,fma")))
+static float
+hsum_avx2(__m256 v)
+{
+	__m128	h = _mm_add_ps(_mm256_castps256_ps128(v),
+		    _mm256_extractf128_ps(v, 1));
+
+	h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+	h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+	return _mm_cvtss_f32(h);
+}
+
+/*
+ * Rows a[0..3] (NR of them valid) against row b: each 8 floats of b are
+ * loaded once for four products, which halves the loads a pair costs.
+ */
+__attribute__((target("avx2,fma")))
+static void
+dot4_avx2(const float *a, size_t d, const float *b, float out[4])
+{
+	__m256	s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, y;
+	size_t	k;
+	int	r;
+
+	for (k = 0; k + 8 <= d; k += 8) {
+		y = _mm256_loadu_ps(b + k);
+		s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), y, s0);
+		s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + d + k), y, s1);
+		s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + 2 * d + k), y, s2);
+		s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + 3 * d + k), y, s3);
+	}
+	out[0] = hsum_avx2(s0);
+	out[1] = hsum_avx2(s1);
+	out[2] = hsum_avx2(s2);
+	out[3] = hsum_avx2(s3);
+	for (; k < d; k++)
+		for (r = 0; r < 4; r++)
+			out[r] += a[r * d + k] * b[k];
+}
+
+/* Rows i .. i + 3 at a time against every later row; a last block of
+ * fewer rows goes to the plain loop. */
+__attribute__((target("avx2,fma")))
+static size_t
+scan_small_avx2(struct scan *sc, const float *u)
+{
+	size_t	n = sc->m->n, d = (size_t)sc->m->dim, i, j, r;
+	float	dot[4];
+
+	for (i = 0; i + 4 <= n; i += 4)
+		for (j = i + 1; j < n; j++) {
+			dot4_avx2(u + i * d, d, u + j * d, dot);
+			for (r = 0; r < 4 && i + r < j; r++)
+				consider(sc, i + r, j, dot[r]);
+		}
+	return i;
+}
+#endif
+
+/* Every pair of a small matrix, without BLAS (|error| as sgemm's). */
+static void
+scan_small(struct scan *sc, const float *u)
+{
+	size_t	n = sc->m->n, d = (size_t)sc->m->dim, i = 0, j;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		i = scan_small_avx2(sc, u);
+#endif
+	for (; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			consider(sc, i, j, dot_plain(u + i * d, u + j * d, d));
+}
+
+/* Add src's pairs to dst's. */
+static void
+scan_merge(struct scan *dst, struct scan *src)
+{
+	if (dst->pairs != NULL && src->npairs > 0) {
+		if (dst->npairs + src->npairs > dst->cap) {
+			dst->cap = dst->npairs + src->npairs;
+			dst->pairs = xreallocarray(dst->pairs, dst->cap,
+			    sizeof(*dst->pairs));
+		}
+		memcpy(dst->pairs + dst->npairs, src->pairs, src->npairs *
+		    sizeof(*src->pairs));
+	}
+	dst->npairs += src->npairs;
+}
+
+/* Every pair i < j: small matrices directly, large ones tile by tile on
+ * up to SCAN_THREADS threads (OpenBLAS loaded by scan_store). */
+static void
+scan_pairs(struct scan *sc)
+{
+	const struct store_matrix	*m = sc->m;
+	struct pair_job			 job[SCAN_THREADS];
+	pthread_t			 tid[SCAN_THREADS];
+	pthread_mutex_t			 lock = PTHREAD_MUTEX_INITIALIZER;
+	size_t				 next = 0;
+	float				*u = xmalloc(m->n * (size_t)m->dim *
+					    sizeof(*u));
+	int				 t, nt = 1;
+	bool				 started[SCAN_THREADS] = { false };
+
+	unit_rows(m, u);
+	if (m->n < SCAN_BLAS_ROWS) {
+		scan_small(sc, u);
+		free(u);
+		return;
+	}
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		nt = SCAN_THREADS;
+	blas_set_threads(1);	/* our threads share the work, not its */
+	for (t = 0; t < nt; t++) {
+		job[t] = (struct pair_job){ u, *sc, &next, &lock };
+		job[t].sc.npairs = 0;
+		job[t].sc.cap = 16;
+		job[t].sc.pairs = sc->pairs == NULL ? NULL :
+		    xmalloc(job[t].sc.cap * sizeof(*sc->pairs));
+		if (t > 0)
+			started[t] = pthread_create(&tid[t], NULL,
+			    pair_worker, &job[t]) == 0;
+	}
+	pair_worker(&job[0]);
+	for (t = 0; t < nt; t++) {
+		if (t > 0 && started[t])
+			pthread_join(tid[t], NULL);
+		scan_merge(sc, &job[t].sc);
+		free(job[t].sc.pairs);
+	}
 	free(u);
 }
 
@@ -210,7 +402,7 @@ scan_store(struct store *st, const char *store, double threshold,
 		return -1;
 	if (m->n < 2)
 		return 0;
-	if (blas_open(err) != 0)
+	if (m->n >= SCAN_BLAS_ROWS && blas_open(err) != 0)
 		return -1;
 	if (store_verdicts(st, store, add_verdict, &w, err) != 0)
 		return -1;
