@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -198,6 +199,8 @@ check_queries(const char *db)
 	check_cold(db, q, DIM, "main");
 }
 
+static void	search_once(struct store *, const float *);
+
 static ino_t
 inode_of(const char *path)
 {
@@ -266,6 +269,50 @@ the_file_stands_in_for_the_table(void)
 		CHECK_STR(hits.v[0].e.slug, "m1");
 	store_hits_release(&hits);
 	store_close(st);
+	free(vf);
+	free(db);
+}
+
+/*
+ * Two cold processes released at once, each finding no file: whatever
+ * the interleaving, one whole current file is left (each writes its own
+ * temporary file and renames it), and the next cold search maps it.
+ */
+static void
+two_builders_leave_one_whole_file(void)
+{
+	char		*db = db_path("builders"), *vf = file_of(db);
+	int		 go[2], status, k;
+	pid_t		 pid[2];
+	float		 q[DIM];
+	char		 c;
+	ino_t		 ino;
+
+	seed(db);
+	random_vec(q, DIM);
+	CHECK_INT(pipe(go), 0);
+	for (k = 0; k < 2; k++) {
+		if ((pid[k] = fork()) == 0) {
+			struct store	*st = open_db(db);
+
+			close(go[1]);
+			if (read(go[0], &c, 1) != 0)
+				_exit(2);
+			search_once(st, q);
+			store_close(st);
+			_exit(check_test_failed);
+		}
+	}
+	close(go[0]);
+	close(go[1]);			/* both read EOF: go */
+	for (k = 0; k < 2; k++) {
+		CHECK_INT(waitpid(pid[k], &status, 0), pid[k]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	ino = inode_of(vf);
+	CHECK(ino != 0);
+	check_queries(db);
+	CHECK_INT(inode_of(vf), ino);
 	free(vf);
 	free(db);
 }
@@ -533,6 +580,7 @@ CHECK_MAIN(
 	TEST(setup),
 	TEST(a_cold_search_saves_a_private_file_the_next_one_maps),
 	TEST(the_file_stands_in_for_the_table),
+	TEST(two_builders_leave_one_whole_file),
 	TEST(foreign_writes_make_the_file_stale),
 	TEST(a_recall_stamp_keeps_the_file),
 	TEST(a_damaged_file_is_ignored_and_rebuilt),
