@@ -19,10 +19,19 @@
  *     by store_entries.c; an sqlite3 update hook marks it stale on any
  *     other write of ours to entries, and a rollback hook drops it if it
  *     was patched or loaded inside a transaction that rolls back). Commits
- *     by other connections move PRAGMA data_version; the cache then
- *     re-reads every (rowid, archived, branch, BLOB) of its stores and
- *     re-quantises only rows whose BLOB signature changed, adds new rowids
- *     and drops vanished ones, in the buffers it already has.
+ *     by other connections move PRAGMA data_version; unless the
+ *     database's key (store_sidecar.c: a generation the triggers redraw on
+ *     every change to a cached column) is the one the cache was last made
+ *     exact at, the cache then re-reads every (rowid, archived, branch,
+ *     BLOB) of its stores and re-quantises only rows whose BLOB signature
+ *     changed, adds new rowids and drops vanished ones, in the buffers it
+ *     already has.
+ *  1a. A cold cache is mapped from the vector file when the file's key is
+ *     the snapshot's (store_sidecar.c); its matrices borrow the mapping
+ *     and are copied out (mat_own) before any change. A cold cache read
+ *     from the table is saved to the file after the search. A mapping cut
+ *     under a search (mapguard) drops the cache and the search is redone
+ *     from the table.
  *  2. A search runs in one read transaction (unless the caller has one
  *     open), so validation, the int8 pass and the BLOB fetches see one
  *     snapshot.
