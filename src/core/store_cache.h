@@ -89,8 +89,9 @@ int	store_sidecar_setup(struct store *, bool write, int *todo,
  * have one (no or altered triggers, another byte order, no file name). */
 int	store_sidecar_key(struct store *, struct vecfile_key *);
 
-/* Borrow matrices of dim from a vector file whose key is txn_key; does
- * nothing when there is none, or it does not match or parse. */
+/* Borrow matrices of dim from the vector file: as they are when its key
+ * is txn_key, pending a refresh when it is older; nothing when there is
+ * no file, or it does not parse or is of another dimension. */
 void	store_sidecar_load(struct store *, int dim);
 
 /* Write the matrices of dim with exact stats, at key, to the vector file;

@@ -310,9 +310,10 @@ mat_own(struct store_mat *m)
 	m->sig = NULL;
 	m->branch = NULL;
 	m->flags = NULL;
-	m->cap = 0;
+	m->n = m->cap = 0;	/* nothing of its own to keep yet */
 	m->borrowed = false;
 	mat_reserve(m, 2 * b.n + 64);
+	m->n = b.n;
 	memcpy(m->c, b.c, b.n * d);
 	memcpy(m->k, b.k, b.n * sizeof(*m->k));
 	memcpy(m->e, b.e, b.n * sizeof(*m->e));

@@ -28,7 +28,12 @@
  *     other write bits, and vecfile_parse checks every byte (checksums
  *     included) before a matrix borrows from it. A cut while mapped
  *     reads zeros under mapguard, and the search is redone from SQLite.
- *  4. Any failure — no key (a read-only file the triggers could not be
+ *  4. A whole file with an older key is a starting point, never an
+ *     answer: its matrices are marked pending, so the search's refresh
+ *     walks the table and re-quantises only the rows whose BLOB signature
+ *     differs (as for a warm cache after another process's commit), and
+ *     the result is saved under the new key.
+ *  5. Any failure — no key (a read-only file the triggers could not be
  *     added to), no file, a read-only folder, a parse error — leaves the
  *     search reading SQLite as before; nothing here reports an error.
  */
@@ -233,7 +238,7 @@ out:
 }
 
 /* A borrowed matrix over section s (its branch array moves to it). */
-static void
+static struct store_mat *
 borrow(struct store_cache *c, int dim, struct vecfile_section *s)
 {
 	struct store_mat	*m = store_mat_new(c, s->store, dim);
@@ -255,6 +260,7 @@ borrow(struct store_cache *c, int dim, struct vecfile_section *s)
 	for (m->ntags = 0, i = 0; i < s->ntags; i++)
 		m->tags[m->ntags++] = (struct mat_tag){ s->tags[i].tag == NULL ?
 		    NULL : xstrdup(s->tags[i].tag), s->tags[i].count };
+	return m;
 }
 
 void
@@ -264,6 +270,7 @@ store_sidecar_load(struct store *st, int dim)
 	struct vecfile		 vf;
 	char			*path = sidecar_path(st);
 	size_t			 i;
+	bool			 current;
 
 	_Static_assert(sizeof(sqlite3_int64) == sizeof(int64_t), "rowids");
 	if (path == NULL || map_file(path, c) != 0) {
@@ -271,20 +278,26 @@ store_sidecar_load(struct store *st, int dim)
 		return;
 	}
 	if (vecfile_parse(c->map, c->map_len, &vf) != 0 ||
-	    !mapguard_intact(c->guard) || vf.dim != dim ||
-	    vf.key.gen != c->txn_key.gen || vf.key.schema != c->txn_key.schema) {
-		log_debug("store:vecfile", "'%s' is stale or damaged: the "
-		    "search reads the table and rebuilds it", path);
+	    !mapguard_intact(c->guard) || vf.dim != dim) {
+		log_debug("store:vecfile", "'%s' is damaged or of another "
+		    "dimension: the search reads the table and rebuilds it",
+		    path);
 		if (vf.sec != NULL)
 			vecfile_release(&vf);
 		store_sidecar_unmap(c);
 		free(path);
 		return;
 	}
+	current = vf.key.gen == c->txn_key.gen &&
+	    vf.key.schema == c->txn_key.schema;
 	for (i = 0; i < vf.nsec; i++)
-		borrow(c, dim, &vf.sec[i]);
-	c->key = vf.key;
-	c->key_ok = true;
+		borrow(c, dim, &vf.sec[i])->pending = !current;
+	if (current) {
+		c->key = vf.key;
+		c->key_ok = true;
+	} else
+		log_debug("store:vecfile", "'%s' is out of date: the search "
+		    "refreshes it from the table", path);
 	vecfile_release(&vf);
 	free(path);
 }

@@ -317,6 +317,76 @@ two_builders_leave_one_whole_file(void)
 	free(db);
 }
 
+/*
+ * A store big enough that the copied-out matrix is allocated on 2 MiB
+ * boundaries (store_search.c, big_regrow): a stale file refreshed from
+ * the table, and a mapped matrix patched by our own write, both copy
+ * the rows out of the mapping first.
+ */
+static void
+big_matrices_are_copied_out_of_the_mapping(void)
+{
+	enum { BIG = 3000, BDIM = 384 };
+	char			*db = db_path("big");
+	struct store		*st;
+	struct err		 err = { "" };
+	enum store_write_result	 res;
+	float			*v = xmalloc(BDIM * sizeof(*v)), q[BDIM];
+	char			 slug[32];
+	struct store_write	 w = { .store = "p", .content = "c", .vec = v,
+				    .dim = BDIM, .model = "tag-a",
+				    .archived = -1, .now = "2025" };
+	const char		*stores[] = { "p" };
+	struct store_query	 sq = { .stores = stores, .nstores = 1,
+				    .vec = q, .dim = BDIM, .limit = 1,
+				    .min_score = -2 };
+	struct store_hits	 h;
+	int			 i;
+
+	st = open_db(db);
+	store_exec(st, "BEGIN", &err);
+	for (i = 0; i < BIG; i++) {
+		random_vec(v, BDIM);
+		snprintf(slug, sizeof(slug), "b%d", i);
+		w.slug = w.label = slug;
+		if (store_remember(st, &w, &res, &err) != 0)
+			CHECK_FAIL("store_remember: %s", err.msg);
+	}
+	store_exec(st, "COMMIT", &err);
+	store_close(st);
+	random_vec(q, BDIM);
+	st = open_db(db);
+	search_once(st, q);			/* writes the file */
+	store_close(st);
+	raw(db, "UPDATE entries SET archived = 1 WHERE slug = 'b7'");
+	memcpy(v, q, sizeof(q));		/* b9 becomes the query */
+	st = open_db(db);
+	CHECK_INT(store_search(st, &sq, &h, &err), 0);	/* stale: refresh */
+	store_hits_release(&h);
+	w.slug = w.label = "b9";
+	w.overwrite = true;
+	CHECK_INT(store_remember(st, &w, &res, &err), 0);	/* a patch */
+	CHECK_INT(store_search(st, &sq, &h, &err), 0);
+	CHECK_INT(h.n, 1);
+	if (h.n == 1)
+		CHECK_STR(h.v[0].e.slug, "b9");
+	store_hits_release(&h);
+	store_close(st);
+	st = open_db(db);			/* mapped, then patched */
+	CHECK_INT(store_search(st, &sq, &h, &err), 0);
+	store_hits_release(&h);
+	w.slug = w.label = "b11";
+	CHECK_INT(store_remember(st, &w, &res, &err), 0);
+	CHECK_INT(store_search(st, &sq, &h, &err), 0);
+	CHECK_INT(h.n, 1);
+	if (h.n == 1)	/* b9 and b11 tie: table order */
+		CHECK_STR(h.v[0].e.slug, "b9");
+	store_hits_release(&h);
+	store_close(st);
+	free(v);
+	free(db);
+}
+
 /* Each write the original can make, then cold searches: exact. */
 static void
 foreign_writes_make_the_file_stale(void)
@@ -581,6 +651,7 @@ CHECK_MAIN(
 	TEST(a_cold_search_saves_a_private_file_the_next_one_maps),
 	TEST(the_file_stands_in_for_the_table),
 	TEST(two_builders_leave_one_whole_file),
+	TEST(big_matrices_are_copied_out_of_the_mapping),
 	TEST(foreign_writes_make_the_file_stale),
 	TEST(a_recall_stamp_keeps_the_file),
 	TEST(a_damaged_file_is_ignored_and_rebuilt),
