@@ -27,9 +27,13 @@
  *     Scores stay the §5.1 cosine, so thresholds keep their meaning; only
  *     the order is fused.
  *  5. Fusion is reciprocal-rank fusion, 1 / (K + rank) summed over the
- *     sides, over each side's ranking to depth FUSE_DEPTH. A row a side
- *     did not rank gets nothing from it, so the lexical side's first row
- *     ranks above every row that only the embedding found.
+ *     sides, over each side's whole ranking: the cosine side returns its
+ *     first FUSE_DEPTH rows and ranks each lexical row past them from its
+ *     int8 pass (store_vector_probe); the lexical side reads its first
+ *     FUSE_DEPTH matches. A row the lexical side did not match gets
+ *     nothing from it, so its first row (the one memory naming the
+ *     query's identifier) ranks above every row only the embedding found,
+ *     however many rows are closer in meaning.
  */
 #include "core/store.h"
 
@@ -331,6 +335,7 @@ struct fused {
 	struct store_hit	h;
 	double			rrf;
 	size_t			vrank;		/* 0: the vector side missed it */
+	bool			in_space;	/* its vector is the query's dim */
 };
 
 static double
@@ -354,17 +359,16 @@ cosine(const float *q, int dim, const void *blob, int bytes)
 	    sqrt(rr));
 }
 
-/* Add lexical rank r (1-based) of rowid to the fused list, reading the row
- * unless the vector side has it. A row gone since (another writer, between
- * the two sides' snapshots) is skipped. */
+/* Read lexical row l (rank r, 1-based) into f[*nf] with its cosine and
+ * the probe that will ask the vector side for its rank. A row gone since
+ * (another writer, between the two sides' snapshots) is skipped. */
 static int
-fuse_lex(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
+lex_read(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
     const struct lex *l, size_t r, struct fused *f, size_t *nf,
-    struct err *err)
+    struct store_probe *probe, struct err *err)
 {
-	struct store_entry	e;
-	size_t			i;
-	int			step;
+	struct fused	*x = &f[*nf];
+	int		 step;
 
 	sqlite3_reset(stmt);
 	sqlite3_bind_int64(stmt, 1, l->rowid);
@@ -372,23 +376,61 @@ fuse_lex(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
 		return 0;
 	if (step != SQLITE_ROW)
 		return store_fail(st, err, "cannot read memory");
+	memset(x, 0, sizeof(*x));
+	store_entry_read(stmt, 0, &x->h.e);
+	x->in_space = q->vec != NULL && sqlite3_column_bytes(stmt,
+	    STORE_ENTRY_NCOLS) == q->dim * 4;
+	x->h.score = !x->in_space ? 0 : cosine(q->vec, q->dim,
+	    sqlite3_column_blob(stmt, STORE_ENTRY_NCOLS), q->dim * 4);
+	x->rrf = 1.0 / (FUSE_K + (double)r);
+	x->h.lexical = l->kind;
+	probe[(*nf)++].score = x->h.score;
+	return 0;
+}
+
+/* Add vector hit h (rank r, 1-based) to the fused list: to the lexical
+ * row it is, or as a row of its own (h moved). */
+static void
+fuse_vec(struct store_hit *h, size_t r, struct fused *f, size_t *nf)
+{
+	size_t	i;
+
 	for (i = 0; i < *nf; i++)
-		if (strcmp(f[i].h.e.slug, (const char *)sqlite3_column_text(
-		    stmt, 0)) == 0 && strcmp(f[i].h.e.store, (const char *)
-		    sqlite3_column_text(stmt, 1)) == 0)
+		if (strcmp(f[i].h.e.slug, h->e.slug) == 0 &&
+		    strcmp(f[i].h.e.store, h->e.store) == 0)
 			break;
 	if (i == *nf) {
-		store_entry_read(stmt, 0, &e);
 		memset(&f[i], 0, sizeof(f[i]));
-		f[i].h.e = e;
-		f[i].h.score = q->vec == NULL ? 0 : cosine(q->vec, q->dim,
-		    sqlite3_column_blob(stmt, STORE_ENTRY_NCOLS),
-		    sqlite3_column_bytes(stmt, STORE_ENTRY_NCOLS));
+		f[i].h = *h;
 		(*nf)++;
-	}
+	} else
+		store_entry_release(&h->e);
+	f[i].vrank = r;
 	f[i].rrf += 1.0 / (FUSE_K + (double)r);
-	f[i].h.lexical = l->kind;
-	return 0;
+}
+
+/*
+ * Invariant 5: a lexical row the vector side did not return within
+ * FUSE_DEPTH still has a place in its whole ranking, past FUSE_DEPTH;
+ * the int8 pass estimated it (probe). So the only memory naming the
+ * query's identifier gets 1/(K + 1) plus a little, above every row that
+ * only the embedding ranked.
+ */
+static void
+fuse_deep(struct fused *f, size_t nlex, const struct store_probe *probe,
+    size_t nvec)
+{
+	size_t	i, r;
+
+	if (nvec < FUSE_DEPTH)
+		return;		/* the vector side returned all it ranks */
+	for (i = 0; i < nlex; i++) {
+		if (f[i].vrank != 0 || !f[i].in_space || probe[i].rank == 0)
+			continue;
+		r = probe[i].rank > FUSE_DEPTH ? probe[i].rank : FUSE_DEPTH + 1;
+		f[i].vrank = r;
+		f[i].rrf += 1.0 / (FUSE_K + (double)r);
+	}
 }
 
 static int
@@ -423,6 +465,8 @@ fuse_take(const struct store_query *q, struct fused *f, size_t nf,
 	}
 }
 
+/* The lexical side first (its rows' cosines are the probes), then the
+ * vector side, which ranks them among all its rows. */
 static int
 search_fused(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
@@ -430,30 +474,33 @@ search_fused(struct store *st, const struct store_query *q,
 	struct store_query	 vq = *q;
 	struct store_hits	 vh = { NULL, 0 };
 	struct fused		*f = NULL;
+	struct store_probe	*probe = NULL;
 	struct lex		*lx = xcalloc(FUSE_DEPTH, sizeof(*lx));
 	sqlite3_stmt		*stmt = NULL;
-	size_t			 nlx = 0, nf = 0, i;
+	size_t			 nlx = 0, nf = 0, nlex, i;
 	int			 rc = -1;
 
-	vq.limit = FUSE_DEPTH;
-	if (q->mode != STORE_LEXICAL &&
-	    store_vector_search(st, &vq, &vh, err) != 0)
-		goto out;
 	if (lex_rank(st, q, lx, &nlx, err) != 0)
 		goto out;
-	f = xcalloc(vh.n + nlx + 1, sizeof(*f));
-	for (i = 0; i < vh.n; i++) {
-		f[nf].h = vh.v[i];
-		f[nf].vrank = i + 1;
-		f[nf++].rrf = 1.0 / (FUSE_K + (double)(i + 1));
-	}
-	vh.n = 0;	/* moved into f */
+	f = xcalloc(nlx + FUSE_DEPTH + 1, sizeof(*f));
+	probe = xcalloc(nlx + 1, sizeof(*probe));
 	if (nlx > 0 && store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
 	    ", embedding FROM entries WHERE rowid = ?", err) != 0)
 		goto out;
 	for (i = 0; i < nlx; i++)
-		if (fuse_lex(st, q, stmt, &lx[i], i + 1, f, &nf, err) != 0)
+		if (lex_read(st, q, stmt, &lx[i], i + 1, f, &nf, probe,
+		    err) != 0)
 			goto out;
+	nlex = nf;
+	vq.limit = FUSE_DEPTH;
+	if (q->mode != STORE_LEXICAL) {
+		if (store_vector_probe(st, &vq, probe, nlex, &vh, err) != 0)
+			goto out;
+		for (i = 0; i < vh.n; i++)
+			fuse_vec(&vh.v[i], i + 1, f, &nf);
+		fuse_deep(f, nlex, probe, vh.n);
+		vh.n = 0;	/* moved into f */
+	}
 	fuse_take(q, f, nf, hits);
 	nf = 0;
 	rc = 0;
@@ -462,6 +509,7 @@ out:
 		store_entry_release(&f[i].h.e);
 	sqlite3_finalize(stmt);
 	store_hits_release(&vh);
+	free(probe);
 	free(f);
 	free(lx);
 	return rc;

@@ -89,6 +89,16 @@ void	 store_cache_remove(struct store *, const char *store,
  * expressions (store_fts.c; exposed for tests through store.h users). */
 int	 store_vector_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);
+
+/* The same search, which also gives each probe (a cosine) the rank it
+ * would have in the cosine ranking of every row the search may return,
+ * estimated from the int8 pass (fusion reads that ranking to its end). */
+struct store_probe {
+	double	score;		/* in */
+	size_t	rank;		/* out, 1-based */
+};
+int	 store_vector_probe(struct store *, const struct store_query *,
+	    struct store_probe *, size_t, struct store_hits *, struct err *);
 int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
 void	 store_fts_match(const char *text, struct sbuf *idents,
 	    struct sbuf *words);

@@ -1178,10 +1178,63 @@ scratch_split(struct store_cache *c, struct qmat *qm, size_t nqm)
 	}
 }
 
+static int
+probe_cmp(const void *pa, const void *pb)
+{
+	const struct store_probe	*a = *(const struct store_probe *const *)pa;
+	const struct store_probe	*b = *(const struct store_probe *const *)pb;
+
+	return a->score < b->score ? -1 : a->score > b->score;
+}
+
+/*
+ * Each probe's rank among the eligible rows by their int8-pass scores:
+ * 1 + how many score above it. One binary search per row over the
+ * probes sorted by score, then a prefix sum: O(rows log probes), no
+ * BLOB read. A rank off by a few rows far down the ranking moves a
+ * reciprocal rank by less than any difference between two ranks near
+ * the top.
+ */
+static void
+probe_ranks(const struct qmat *qm, size_t nqm, struct store_probe *p,
+    size_t np)
+{
+	struct store_probe	**s = xcalloc(np, sizeof(*s));
+	size_t			 *above = xcalloc(np + 1, sizeof(*above));
+	size_t			  k, i, lo, hi, mid, run = 0;
+	float			  a;
+
+	for (i = 0; i < np; i++)
+		s[i] = &p[i];
+	qsort(s, np, sizeof(*s), probe_cmp);
+	for (k = 0; k < nqm; k++)
+		for (i = 0; i < qm[k].m->n; i++) {
+			if (isnan(a = qm[k].approx[i]))
+				continue;
+			/* the probes scoring below a: each has this row above */
+			for (lo = 0, hi = np; lo < hi; ) {
+				mid = (lo + hi) / 2;
+				if (s[mid]->score < a)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			above[lo]++;
+		}
+	/* probe j (sorted) is below every row counted at a position > j */
+	for (i = np; i-- > 0; ) {
+		run += above[i + 1];
+		s[i]->rank = run + 1;
+	}
+	free(above);
+	free(s);
+}
+
 /* store_search inside its snapshot (invariant 2). */
 static int
 search_snapshot(struct store *st, const struct store_query *q,
-    struct store_hits *hits, struct err *err)
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
 {
 	struct qmat	*qm = NULL;
 	struct cand	*c = NULL;
@@ -1200,6 +1253,8 @@ search_snapshot(struct store *st, const struct store_query *q,
 	scratch_split(st->cache, qm, nqm);
 	band_collect(q, q1, qm, nqm, approx_scores(q, qnorm, q1, qm, nqm),
 	    &c, &nc);
+	if (nprobe > 0)
+		probe_ranks(qm, nqm, probe, nprobe);
 	if (rescore(st, q, qnorm, c, &nc, err) != 0)
 		goto out;
 	if (nc > (size_t)q->limit)
@@ -1229,6 +1284,14 @@ int
 store_vector_search(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
 {
+	return store_vector_probe(st, q, NULL, 0, hits, err);
+}
+
+int
+store_vector_probe(struct store *st, const struct store_query *q,
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
+{
 	struct store_cache	*c;
 	bool			 began = false;
 	int			 rc;
@@ -1242,7 +1305,7 @@ store_vector_search(struct store *st, const struct store_query *q,
 			return -1;
 		began = c->reading = true;
 	}
-	rc = search_snapshot(st, q, hits, err);
+	rc = search_snapshot(st, q, probe, nprobe, hits, err);
 	if (began) {
 		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)
 			rc = -1;

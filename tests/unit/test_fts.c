@@ -115,8 +115,9 @@ lexical_finds_code(void)
 }
 
 /* The one memory naming the query's identifier outranks every memory
- * only the embedding found, however close those are; scores stay the
- * cosine. */
+ * only the embedding found, however close and however many those are
+ * (more than the fusion reads of the cosine ranking before it estimates
+ * the rest); scores stay the cosine. */
 static void
 fusion_puts_the_exact_name_first(void)
 {
@@ -133,15 +134,15 @@ fusion_puts_the_exact_name_first(void)
 	struct err		 err = { "" };
 	int			 i;
 
-	for (i = 0; i < 30; i++) {
-		snprintf(name, sizeof(name), "n%02d", i);
+	for (i = 0; i < 150; i++) {
+		snprintf(name, sizeof(name), "n%03d", i);
 		put(st, "p", name, "close in meaning", near, NULL, -1);
 	}
 	put(st, "p", "env", "set THATCH_DB_PATH to move it", far, NULL, -1);
 	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_VECTOR, NULL,
-	    false, buf), "n00,n01,n02,");
+	    false, buf), "n000,n001,n002,");
 	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_HYBRID, NULL,
-	    false, buf), "env*,n00,n01,");
+	    false, buf), "env*,n000,n001,");
 	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
 	CHECK_INT(hits.n, 3);
 	CHECK(fabs(hits.v[0].score + 1) < 1e-9);
@@ -150,7 +151,7 @@ fusion_puts_the_exact_name_first(void)
 	/* without text, store_search is the §5.2 search it always was */
 	sq.text = NULL;
 	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
-	CHECK_STR(hits.v[0].e.slug, "n00");
+	CHECK_STR(hits.v[0].e.slug, "n000");
 	store_hits_release(&hits);
 	store_close(st);
 }
