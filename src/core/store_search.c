@@ -1191,9 +1191,8 @@ probe_cmp(const void *pa, const void *pb)
  * Each probe's rank among the eligible rows by their int8-pass scores:
  * 1 + how many score above it. One binary search per row over the
  * probes sorted by score, then a prefix sum: O(rows log probes), no
- * BLOB read. A rank off by a few rows far down the ranking moves a
- * reciprocal rank by less than any difference between two ranks near
- * the top.
+ * BLOB read. The int8 scores are estimates; past the rows the search
+ * returns, a few rows either way move a reciprocal rank by little.
  */
 static void
 probe_ranks(const struct qmat *qm, size_t nqm, struct store_probe *p,
