@@ -140,6 +140,14 @@ expect_contains "a private memory is held back with a notice" "$out" \
 as B thatch sync >/dev/null 2>&1
 expect_eq "neither reaches the other user" "|" "$(content B aws-creds)|$(content B my-scratch)"
 expect_eq "nor the remote" "" "$(git --git-dir=team.git ls-tree -r --name-only "refs/thatch/$store" | grep -E 'aws|scratch')"
+as A thatch sync --force >/dev/null 2>&1
+as B thatch sync >/dev/null 2>&1
+expect_contains "--force sends a secret-looking memory" "$(content B aws-creds)" "AKIAABCDEFGHIJKLMNOP"
+expect_eq "but never a private one" "" "$(content B my-scratch)"
+expect_eq "--share lets a private memory go again" "[shared] $store :: My scratch" \
+    "$(as A thatch sync --share "My scratch")"
+as A thatch sync >/dev/null 2>&1; as B thatch sync >/dev/null 2>&1
+expect_contains "and the next sync sends it" "$(content B my-scratch)" "personal notes"
 out=$(as A thatch sync global 2>&1); rc=$?
 expect_eq "the global store never syncs" "1|[thatch sync] failed: the global store never syncs" "$rc|$out"
 
@@ -168,10 +176,26 @@ expect_eq "the ref is outside refs/heads for the user too" "" \
 expect_eq "--auto on is per project" "[auto on] $store with origin" "$(as B thatch sync --auto on)"
 remember A "Fresh" "from A while B's server starts"
 as A thatch sync >/dev/null 2>&1
+# before B's first server with --auto on: a sync would pull Fresh
+prompt='{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"how do I deploy?"}'
+for h in flush-tools flush-predictions; do printf '%s\n' "$prompt" | as B thatch "$h" >/dev/null 2>&1; done
+expect_eq "hooks never sync, in the foreground or the background" "|" \
+    "$(content B fresh)|$(cat "$TEST_DIR/B/sync.log" 2>/dev/null)"
 mcp B memory_remember '{"label":"Via server","content":"B wrote this through MCP"}' >/dev/null
 has() { test -n "$(content "$1" "$2")"; }
 wait_for "the server's background sync pulls what A sent" 20 has B fresh
 wait_for "and pushes what was written through it" 20 \
     sh -c "git --git-dir=team.git ls-tree -r --name-only refs/thatch/$store | grep -q via-server"
+
+# a background run that fails is logged, and runs again later
+(cd B/proj && git remote set-url origin "$TEST_DIR/gone.git")
+mcp B memory_remember '{"label":"Offline","content":"written while the remote was away"}' >/dev/null
+wait_for "a failed background sync is logged in sync.log" 20 \
+    grep -q "failed" "$TEST_DIR/B/sync.log"
+expect_contains "the database keeps the write" "$(content B offline)" "written while the remote was away"
+(cd B/proj && git remote set-url origin "$TEST_DIR/team.git")
+mcp B memory_list '{}' >/dev/null
+wait_for "the next server start retries, and the write reaches the remote" 20 \
+    sh -c "git --git-dir=team.git ls-tree -r --name-only refs/thatch/$store | grep -q offline"
 expect_eq "--auto off" "[auto off] $store with origin" "$(as B thatch sync --auto off)"
 finish
