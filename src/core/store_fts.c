@@ -46,6 +46,7 @@
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 /*
@@ -126,20 +127,60 @@ store_fts_setup(struct store *st, bool write, int *todo, struct err *err)
 
 /* ---- The query's tokens ------------------------------------------------ */
 
-/* Characters that belong to a token: letters, digits, non-ASCII, and the
- * joiners of identifiers and paths. */
+/*
+ * What a character is to the tokenizer. Scripts written without spaces
+ * (Japanese, Chinese) are cut where the script changes, so a question
+ * like キャッシュを削除する gives キャッシュ, 削除 and する; hiragana runs
+ * under three characters are particles and inflections, left out.
+ */
+enum cls {
+	CLS_SEP,	/* spaces and punctuation, of any script (“ ” 、 。) */
+	CLS_WORD,	/* letters, digits and joiners of spaced scripts */
+	CLS_HIRA,	/* hiragana */
+	CLS_KATA,	/* katakana */
+	CLS_HAN,	/* CJK ideographs */
+	CLS_HANGUL,
+};
+
+/* Joiners of identifiers and paths: part of a token, never its edge. */
 static bool
-tok_char(unsigned char c)
+joiner(int32_t c)
 {
-	return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z') || strchr("_./:-#@$", c) != NULL;
+	return c < 0x80 && c != 0 && strchr("_./:-#@$", (int)c) != NULL;
 }
 
-/* Joiners a token does not start or end with ("end." "-flag" "::x"). */
-static bool
-edge_char(unsigned char c)
+static enum cls
+cls_of(int32_t c)
 {
-	return c < 0x80 && strchr("./:-#@", c) != NULL;
+	static const struct { int32_t lo, hi; enum cls cls; } ranges[] = {
+		{ 0x00a0, 0x00bf, CLS_SEP },	/* NBSP « » ¿ and signs */
+		{ 0x00d7, 0x00d7, CLS_SEP },	/* × */
+		{ 0x00f7, 0x00f7, CLS_SEP },	/* ÷ */
+		{ 0x2000, 0x206f, CLS_SEP },	/* quotes, dashes, … */
+		{ 0x3000, 0x303f, CLS_SEP },	/* 、。「」 */
+		{ 0x3040, 0x309f, CLS_HIRA },
+		{ 0x30a0, 0x30ff, CLS_KATA },	/* with ー */
+		{ 0x3130, 0x318f, CLS_HANGUL },
+		{ 0x31f0, 0x31ff, CLS_KATA },
+		{ 0x3400, 0x4dbf, CLS_HAN },
+		{ 0x4e00, 0x9fff, CLS_HAN },
+		{ 0xac00, 0xd7af, CLS_HANGUL },
+		{ 0xf900, 0xfaff, CLS_HAN },
+		{ 0xff01, 0xff0f, CLS_SEP },	/* fullwidth ！＂＃ … ／ */
+		{ 0xff1a, 0xff20, CLS_SEP },	/* ：；＜＝＞？＠ */
+		{ 0xff3b, 0xff40, CLS_SEP },
+		{ 0xff5b, 0xff65, CLS_SEP },
+		{ 0xff66, 0xff9f, CLS_KATA },	/* halfwidth */
+	};
+	size_t	i;
+
+	if (c < 0x80)
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || joiner(c) ? CLS_WORD : CLS_SEP;
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (c >= ranges[i].lo && c <= ranges[i].hi)
+			return ranges[i].cls;
+	return CLS_WORD;
 }
 
 static size_t
@@ -152,30 +193,43 @@ utf8_chars(const char *s, size_t n)
 	return k;
 }
 
+static bool
+is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static bool
+is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
 /*
  * A name rather than a word: it holds a joiner, a digit beside letters,
- * or an upper-case letter after a lower-case one (useEffect), or is an
+ * or mixed case past its first letter (useEffect, HTTPServer), or is an
  * all-capitals word of four or more (ENOENT).
  */
 static bool
 is_ident(const char *s, size_t n)
 {
-	bool	lower = false, upper = true, digit = false, alpha = false;
+	bool	lower = false, inner_upper = false, upper = true;
+	bool	digit = false, alpha = false;
 	size_t	i;
 
 	for (i = 0; i < n; i++) {
 		unsigned char	c = (unsigned char)s[i];
 
-		if (strchr("_./:-#@$", c) != NULL && c != '\0')
+		if (joiner(c))
 			return true;
-		if (c >= 'A' && c <= 'Z' && lower)
-			return true;
-		lower = c >= 'a' && c <= 'z';
-		upper = upper && !lower && c < 0x80;
+		inner_upper = inner_upper || (i > 0 && is_upper((char)c));
+		lower = lower || is_lower((char)c);
+		upper = upper && !is_lower((char)c) && c < 0x80;
 		digit = digit || (c >= '0' && c <= '9');
-		alpha = alpha || (c >= 'A' && c <= 'Z') || lower;
+		alpha = alpha || is_upper((char)c) || is_lower((char)c);
 	}
-	return (digit && alpha) || (upper && alpha && n >= 4);
+	return (digit && alpha) || (inner_upper && lower) ||
+	    (upper && alpha && n >= 4);
 }
 
 /* Common English words that would match half the memories. */
@@ -199,7 +253,7 @@ is_stopword(const char *s, size_t n)
 }
 
 /* Add token s[0..n) to the MATCH expression as an FTS5 string, which
- * needs no escaping: a token never holds '"' (tok_char). */
+ * needs no escaping: a token never holds '"' (a separator). */
 static void
 match_add(struct sbuf *m, const char *s, size_t n)
 {
@@ -211,35 +265,133 @@ match_add(struct sbuf *m, const char *s, size_t n)
 }
 
 /*
- * The query's tokens as two FTS5 MATCH expressions: idents, the names it
- * holds; words, every token worth matching. Tokens under three
- * characters cannot match a trigram index and are dropped.
+ * The snake_case and camelCase parts of a name, as words: the query
+ * parseHttpHeader then finds parse_http_header and the other way round
+ * (the index finds a part inside a stored name by itself). Parts are cut
+ * at '_' and before an upper-case letter that follows a lower-case one
+ * or starts a word after capitals (HTTPServer: HTTP, Server).
+ */
+static void
+name_parts(const char *s, size_t n, struct sbuf *words)
+{
+	size_t	i, from = 0;
+
+	for (i = 1; i <= n; i++) {
+		bool	cut = i == n || s[i] == '_' || (is_upper(s[i]) &&
+			    (is_lower(s[i - 1]) || (is_upper(s[i - 1]) &&
+			    i + 1 < n && is_lower(s[i + 1]))));
+
+		if (!cut)
+			continue;
+		if (from == 0 && i == n)
+			return;		/* one part: the name itself */
+		if (i - from >= 3 && !is_stopword(s + from, i - from))
+			match_add(words, s + from, i - from);
+		from = i + (i < n && s[i] == '_');
+	}
+}
+
+/* Joiners a token does not start or end with ("end." "-flag" "::x"),
+ * except '#' before a digit (#88). */
+static bool
+edge_char(const char *s, size_t n, bool start)
+{
+	if (start && n > 1 && *s == '#' && s[1] >= '0' && s[1] <= '9')
+		return false;
+	return strchr("./:-#@", *s) != NULL;
+}
+
+/* A token of a spaced script. */
+static void
+word_token(const char *s, size_t n, struct fts_terms *t)
+{
+	while (n > 0 && edge_char(s, n, true)) {
+		s++;
+		n--;
+	}
+	while (n > 0 && edge_char(s + n - 1, 1, false))
+		n--;
+	if (utf8_chars(s, n) < 3)
+		return;
+	if (is_ident(s, n)) {
+		match_add(&t->idents, s, n);
+		name_parts(s, n, &t->words);
+	}
+	if (!is_stopword(s, n))
+		match_add(&t->words, s, n);
+}
+
+/*
+ * A run of one script written without spaces. Three characters or more
+ * go to the index; a run of ideographs longer than that (a Chinese
+ * phrase) also by its trigrams, which find the words inside it (up to
+ * TRIGRAM_RUN characters: a longer run is a pasted text, not a query).
+ * Two characters (削除, 배포) are a word too short for trigrams: the
+ * shorts list, found by a scan. Hiragana under three are grammar.
+ */
+#define TRIGRAM_RUN	32
+static void
+cjk_token(const char *s, size_t n, enum cls cls, struct fts_terms *t)
+{
+	size_t	at[TRIGRAM_RUN + 1], k = 0, i;
+	int32_t	c;
+
+	for (i = 0; i < n && k <= TRIGRAM_RUN; i += utf8_decode(s + i, n - i,
+	    &c))
+		at[k++] = i;
+	if (k == 2 && cls != CLS_HIRA) {
+		if (t->shorts.len > 0)
+			sbuf_addc(&t->shorts, '\n');
+		sbuf_add(&t->shorts, s, n);
+	}
+	if (k < 3)
+		return;
+	match_add(&t->words, s, n);
+	if (cls != CLS_HAN || k == 3 || k > TRIGRAM_RUN)
+		return;
+	at[k] = n;
+	for (i = 0; i + 3 <= k; i++)
+		match_add(&t->words, s + at[i], at[i + 3] - at[i]);
+}
+
+/*
+ * The query's tokens: idents and words as FTS5 MATCH expressions (names
+ * it holds; every token worth matching), shorts as the newline-separated
+ * two-character words of unspaced scripts. Tokens under three characters
+ * of other scripts cannot match a trigram index and are dropped.
  */
 void
-store_fts_match(const char *text, struct sbuf *idents, struct sbuf *words)
+store_fts_match(const char *text, struct fts_terms *t)
 {
-	const char	*p = text, *s;
-	size_t		 n;
+	size_t	len = strlen(text), i = 0, start, k;
+	int32_t	c;
+	enum cls cls, run;
 
-	while (*p != '\0') {
-		while (*p != '\0' && !tok_char((unsigned char)*p))
-			p++;
-		for (s = p; *p != '\0' && tok_char((unsigned char)*p); p++)
-			;
-		n = (size_t)(p - s);
-		while (n > 0 && edge_char((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n > 0 && edge_char((unsigned char)s[n - 1]))
-			n--;
-		if (utf8_chars(s, n) < 3)
+	while (i < len) {
+		k = utf8_decode(text + i, len - i, &c);
+		if ((run = cls_of(c)) == CLS_SEP) {
+			i += k;
 			continue;
-		if (is_ident(s, n))
-			match_add(idents, s, n);
-		if (!is_stopword(s, n))
-			match_add(words, s, n);
+		}
+		start = i;
+		for (i += k; i < len; i += k) {
+			k = utf8_decode(text + i, len - i, &c);
+			if ((cls = cls_of(c)) != run)
+				break;
+		}
+		if (run == CLS_WORD)
+			word_token(text + start, i - start, t);
+		else
+			cjk_token(text + start, i - start, run, t);
 	}
+}
+
+void
+store_fts_terms_release(struct fts_terms *t)
+{
+	sbuf_release(&t->idents);
+	sbuf_release(&t->words);
+	sbuf_release(&t->shorts);
 }
 
 /* ---- The lexical ranking ----------------------------------------------- */
@@ -249,29 +401,70 @@ struct lex {
 	int		kind;		/* STORE_LEX_* */
 };
 
-/* Append to *lx the rows matching expr (bm25, label weighing 4 times
- * content: a label names what the memory is about), not already in it,
- * up to FUSE_DEPTH. -1 with err only for a
- * failure other than the index being absent. */
+/*
+ * The SQL of one tier. With match, the index: rows matching the FTS5
+ * expression ?1, by bm25 with the label weighing 4 times the content (a
+ * label names what the memory is about). Without, a scan for the
+ * nshorts words bound from ?(5 + nstores) (a trigram index cannot find
+ * two characters): rows holding most of them first, a label counting 4.
+ * Equal ranks keep table order, as on the vector side. ?2 archived, ?3
+ * branch, ?4 the depth, ?5... the stores: the rules of the vector side.
+ */
+static void
+lex_sql(struct sbuf *sql, const struct store_query *q, bool match,
+    size_t nshorts)
+{
+	size_t	i, p = q->nstores + 5;
+
+	if (match)
+		sbuf_adds(sql, "SELECT entries_fts.rowid FROM entries_fts JOIN "
+		    "entries e ON e.rowid = entries_fts.rowid WHERE "
+		    "entries_fts MATCH ?1");
+	else {
+		sbuf_adds(sql, "SELECT e.rowid FROM entries e WHERE (");
+		for (i = 0; i < nshorts; i++)
+			sbuf_addf(sql, "%sinstr(e.label, ?%zu) OR "
+			    "instr(e.content, ?%zu)", i == 0 ? "" : " OR ",
+			    p + i, p + i);
+		sbuf_adds(sql, ")");
+	}
+	sbuf_adds(sql, " AND (?2 OR e.archived = 0) AND (?3 IS NULL OR "
+	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
+	for (i = 0; i < q->nstores; i++)
+		sbuf_addf(sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
+	if (match)
+		sbuf_adds(sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
+		    "entries_fts.rowid");
+	else {
+		sbuf_adds(sql, ") ORDER BY (");
+		for (i = 0; i < nshorts; i++)
+			sbuf_addf(sql, "%s4 * (instr(e.label, ?%zu) > 0) + "
+			    "(instr(e.content, ?%zu) > 0)", i == 0 ? "" :
+			    " + ", p + i, p + i);
+		sbuf_adds(sql, ") DESC, e.rowid");
+	}
+	sbuf_adds(sql, " LIMIT ?4");
+}
+
+/* Append to *lx the rows of one tier (lex_sql: the MATCH expression
+ * match, or else the words of shorts, one a line), not already in it, up
+ * to FUSE_DEPTH. -1 with err only for a failure other than the index
+ * being absent. */
 static int
-lex_query(struct store *st, const struct store_query *q, const char *expr,
-    int kind, struct lex *lx, size_t *n, struct err *err)
+lex_query(struct store *st, const struct store_query *q, const char *match,
+    const char *shorts, int kind, struct lex *lx, size_t *n,
+    struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct sbuf	 sql = SBUF_INIT;
-	size_t		 i, j;
+	const char	*w, *nl;
+	size_t		 i, j, nshorts = 0;
 	int		 step, rc = -1;
 	bool		 branch = q->branch != NULL && *q->branch != '\0';
 
-	sbuf_adds(&sql, "SELECT entries_fts.rowid FROM entries_fts JOIN "
-	    "entries e ON e.rowid = entries_fts.rowid WHERE entries_fts "
-	    "MATCH ?1 AND (?2 OR e.archived = 0) AND (?3 IS NULL OR "
-	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
-	for (i = 0; i < q->nstores; i++)
-		sbuf_addf(&sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
-	/* equal ranks keep table order, as on the vector side */
-	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
-	    "entries_fts.rowid LIMIT ?4");
+	for (w = shorts; w != NULL; w = nl == NULL ? NULL : nl + 1, nshorts++)
+		nl = strchr(w, '\n');
+	lex_sql(&sql, q, match != NULL, nshorts);
 	if (sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL) !=
 	    SQLITE_OK) {
 		/* invariant 3: no index, or no FTS5: the vector side alone */
@@ -280,7 +473,8 @@ lex_query(struct store *st, const struct store_query *q, const char *expr,
 		rc = 0;
 		goto out;
 	}
-	sqlite3_bind_text(stmt, 1, expr, -1, SQLITE_STATIC);
+	if (match != NULL)
+		sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, q->include_archived);
 	if (branch)
 		sqlite3_bind_text(stmt, 3, q->branch, -1, SQLITE_STATIC);
@@ -288,6 +482,12 @@ lex_query(struct store *st, const struct store_query *q, const char *expr,
 	for (i = 0; i < q->nstores; i++)
 		sqlite3_bind_text(stmt, (int)i + 5, q->stores[i], -1,
 		    SQLITE_STATIC);
+	for (w = shorts, i = q->nstores + 5; w != NULL; w = nl == NULL ?
+	    NULL : nl + 1, i++) {
+		nl = strchr(w, '\n');
+		sqlite3_bind_text(stmt, (int)i, w, nl == NULL ? -1 :
+		    (int)(nl - w), SQLITE_STATIC);
+	}
 	while (*n < FUSE_DEPTH && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		sqlite3_int64	rowid = sqlite3_column_int64(stmt, 0);
 
@@ -310,22 +510,27 @@ out:
 }
 
 /* The lexical ranking: rows naming one of the query's identifiers first,
- * then rows matching any of its words. */
+ * then rows matching any of its words, then rows holding one of its
+ * two-character words of an unspaced script. */
 static int
 lex_rank(struct store *st, const struct store_query *q, struct lex *lx,
     size_t *n, struct err *err)
 {
-	struct sbuf	idents = SBUF_INIT, words = SBUF_INIT;
-	int		rc = 0;
+	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	int			rc = 0;
 
 	*n = 0;
-	store_fts_match(q->text, &idents, &words);
-	if (idents.len > 0)
-		rc = lex_query(st, q, idents.buf, STORE_LEX_IDENT, lx, n, err);
-	if (rc == 0 && words.len > 0)
-		rc = lex_query(st, q, words.buf, STORE_LEX_WORD, lx, n, err);
-	sbuf_release(&idents);
-	sbuf_release(&words);
+	store_fts_match(q->text, &t);
+	if (t.idents.len > 0)
+		rc = lex_query(st, q, t.idents.buf, NULL, STORE_LEX_IDENT, lx,
+		    n, err);
+	if (rc == 0 && t.words.len > 0)
+		rc = lex_query(st, q, t.words.buf, NULL, STORE_LEX_WORD, lx,
+		    n, err);
+	if (rc == 0 && t.shorts.len > 0)
+		rc = lex_query(st, q, NULL, t.shorts.buf, STORE_LEX_WORD, lx,
+		    n, err);
+	store_fts_terms_release(&t);
 	return rc;
 }
 

@@ -14,8 +14,9 @@
 
 #include <sqlite3.h>
 
+#include "util/sbuf.h"
+
 struct err;
-struct sbuf;
 struct store_entry;
 struct store_query;
 struct store_hits;
@@ -100,7 +101,12 @@ struct store_probe {
 int	 store_vector_probe(struct store *, const struct store_query *,
 	    struct store_probe *, size_t, struct store_hits *, struct err *);
 int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
-void	 store_fts_match(const char *text, struct sbuf *idents,
-	    struct sbuf *words);
+struct fts_terms {
+	struct sbuf	idents;		/* FTS5 MATCH: the names it holds */
+	struct sbuf	words;		/* FTS5 MATCH: every token worth it */
+	struct sbuf	shorts;		/* 2-character CJK words, one a line */
+};
+void	 store_fts_match(const char *text, struct fts_terms *);
+void	 store_fts_terms_release(struct fts_terms *);
 
 #endif
