@@ -18,7 +18,9 @@
  *     ours. Trigrams match any substring of three characters or more, so
  *     identifiers with _ . / - ::, camelCase and snake_case parts, the
  *     last components of a path, error codes and words of any script are
- *     found without index-time expansion.
+ *     found without index-time expansion. The query side does the rest
+ *     (store_fts_match): names and their parts, unspaced scripts cut by
+ *     script, and two-character words of those scripts found by a scan.
  *  3. Opening creates the table, its triggers and the index of the rows
  *     already there only when it can write (store.c invariant 5: a read
  *     never writes), in store.c's setup transaction; a file without the
