@@ -20,7 +20,8 @@
  *     last components of a path, error codes and words of any script are
  *     found without index-time expansion. The query side does the rest
  *     (store_fts_match): names and their parts, unspaced scripts cut by
- *     script, and two-character words of those scripts found by a scan.
+ *     script, and two-character words of those scripts found by the
+ *     trigrams they begin (short_terms).
  *  3. Opening creates the table, its triggers and the index of the rows
  *     already there only when it can write (store.c invariant 5: a read
  *     never writes), in store.c's setup transaction; a file without the
@@ -329,7 +330,8 @@ word_token(const char *s, size_t n, struct fts_terms *t)
  * phrase) also by its trigrams, which find the words inside it (up to
  * TRIGRAM_RUN characters: a longer run is a pasted text, not a query).
  * Two characters (削除, 배포) are a word too short for trigrams: the
- * shorts list, found by a scan. Hiragana under three are grammar.
+ * shorts list, found through the index's vocabulary (short_terms).
+ * Hiragana under three are grammar.
  */
 #define TRIGRAM_RUN	32
 static void
@@ -404,69 +406,31 @@ struct lex {
 };
 
 /*
- * The SQL of one tier. With match, the index: rows matching the FTS5
- * expression ?1, by bm25 with the label weighing 4 times the content (a
- * label names what the memory is about). Without, a scan for the
- * nshorts words bound from ?(5 + nstores) (a trigram index cannot find
- * two characters): rows holding most of them first, a label counting 4.
- * Equal ranks keep table order, as on the vector side. ?2 archived, ?3
- * branch, ?4 the depth, ?5... the stores: the rules of the vector side.
- */
-static void
-lex_sql(struct sbuf *sql, const struct store_query *q, bool match,
-    size_t nshorts)
-{
-	size_t	i, p = q->nstores + 5;
-
-	if (match)
-		sbuf_adds(sql, "SELECT entries_fts.rowid FROM entries_fts JOIN "
-		    "entries e ON e.rowid = entries_fts.rowid WHERE "
-		    "entries_fts MATCH ?1");
-	else {
-		sbuf_adds(sql, "SELECT e.rowid FROM entries e WHERE (");
-		for (i = 0; i < nshorts; i++)
-			sbuf_addf(sql, "%sinstr(e.label, ?%zu) OR "
-			    "instr(e.content, ?%zu)", i == 0 ? "" : " OR ",
-			    p + i, p + i);
-		sbuf_adds(sql, ")");
-	}
-	sbuf_adds(sql, " AND (?2 OR e.archived = 0) AND (?3 IS NULL OR "
-	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
-	for (i = 0; i < q->nstores; i++)
-		sbuf_addf(sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
-	if (match)
-		sbuf_adds(sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
-		    "entries_fts.rowid");
-	else {
-		sbuf_adds(sql, ") ORDER BY (");
-		for (i = 0; i < nshorts; i++)
-			sbuf_addf(sql, "%s4 * (instr(e.label, ?%zu) > 0) + "
-			    "(instr(e.content, ?%zu) > 0)", i == 0 ? "" :
-			    " + ", p + i, p + i);
-		sbuf_adds(sql, ") DESC, e.rowid");
-	}
-	sbuf_adds(sql, " LIMIT ?4");
-}
-
-/* Append to *lx the rows of one tier (lex_sql: the MATCH expression
- * match, or else the words of shorts, one a line), not already in it, up
+ * Append to *lx the rows matching the FTS5 expression match (bm25, the
+ * label weighing 4 times the content: a label names what the memory is
+ * about; equal ranks in table order, as on the vector side), under the
+ * vector side's store, branch and archived rules, not already in it, up
  * to FUSE_DEPTH. -1 with err only for a failure other than the index
- * being absent. */
+ * being absent.
+ */
 static int
 lex_query(struct store *st, const struct store_query *q, const char *match,
-    const char *shorts, int kind, struct lex *lx, size_t *n,
-    struct err *err)
+    int kind, struct lex *lx, size_t *n, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct sbuf	 sql = SBUF_INIT;
-	const char	*w, *nl;
-	size_t		 i, j, nshorts = 0;
+	size_t		 i, j;
 	int		 step, rc = -1;
 	bool		 branch = q->branch != NULL && *q->branch != '\0';
 
-	for (w = shorts; w != NULL; w = nl == NULL ? NULL : nl + 1, nshorts++)
-		nl = strchr(w, '\n');
-	lex_sql(&sql, q, match != NULL, nshorts);
+	sbuf_adds(&sql, "SELECT entries_fts.rowid FROM entries_fts JOIN "
+	    "entries e ON e.rowid = entries_fts.rowid WHERE entries_fts "
+	    "MATCH ?1 AND (?2 OR e.archived = 0) AND (?3 IS NULL OR "
+	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
+	for (i = 0; i < q->nstores; i++)
+		sbuf_addf(&sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
+	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
+	    "entries_fts.rowid LIMIT ?4");
 	if (sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL) !=
 	    SQLITE_OK) {
 		/* invariant 3: no index, or no FTS5: the vector side alone */
@@ -475,8 +439,7 @@ lex_query(struct store *st, const struct store_query *q, const char *match,
 		rc = 0;
 		goto out;
 	}
-	if (match != NULL)
-		sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, q->include_archived);
 	if (branch)
 		sqlite3_bind_text(stmt, 3, q->branch, -1, SQLITE_STATIC);
@@ -484,12 +447,6 @@ lex_query(struct store *st, const struct store_query *q, const char *match,
 	for (i = 0; i < q->nstores; i++)
 		sqlite3_bind_text(stmt, (int)i + 5, q->stores[i], -1,
 		    SQLITE_STATIC);
-	for (w = shorts, i = q->nstores + 5; w != NULL; w = nl == NULL ?
-	    NULL : nl + 1, i++) {
-		nl = strchr(w, '\n');
-		sqlite3_bind_text(stmt, (int)i, w, nl == NULL ? -1 :
-		    (int)(nl - w), SQLITE_STATIC);
-	}
 	while (*n < FUSE_DEPTH && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		sqlite3_int64	rowid = sqlite3_column_int64(stmt, 0);
 
@@ -511,6 +468,61 @@ out:
 	return rc;
 }
 
+/*
+ * The index's trigrams that begin with one of the two-character words in
+ * shorts (one a line), as an FTS5 MATCH expression in *m: a trigram
+ * index cannot look two characters up, but its vocabulary, read through
+ * a per-connection fts5vocab table in temp (nothing in the database
+ * file), holds every trigram a word begins, in order, so a range finds
+ * them without a scan. A word only at the very end of a text begins no
+ * trigram and is missed. No vocabulary (no index): *m stays empty.
+ */
+static void
+short_terms(struct store *st, const char *shorts, struct sbuf *m)
+{
+	sqlite3_stmt	*stmt = NULL;
+	struct sbuf	 hi = SBUF_INIT;
+	const char	*w, *nl, *t;
+	size_t		 n;
+
+	if (sqlite3_exec(st->db, "CREATE VIRTUAL TABLE IF NOT EXISTS "
+	    "temp.thatch_fts_vocab USING fts5vocab(main, 'entries_fts', "
+	    "'row')", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "SELECT term FROM "
+	    "temp.thatch_fts_vocab WHERE term >= ?1 AND term < ?2 LIMIT 500",
+	    -1, &stmt, NULL) != SQLITE_OK) {
+		log_debug("store:fts", "no vocabulary: %s",
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	for (w = shorts; w != NULL; w = nl == NULL ? NULL : nl + 1) {
+		nl = strchr(w, '\n');
+		n = nl == NULL ? strlen(w) : (size_t)(nl - w);
+		sbuf_reset(&hi);
+		sbuf_add(&hi, w, n);
+		sbuf_adds(&hi, "\xf4\x8f\xbf\xbf");	/* U+10FFFF, the last */
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, w, (int)n, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, hi.buf, (int)hi.len,
+		    SQLITE_STATIC);
+		while (sqlite3_step(stmt) == SQLITE_ROW) {
+			if (m->len > 0)
+				sbuf_adds(m, " OR ");
+			sbuf_addc(m, '"');
+			for (t = (const char *)sqlite3_column_text(stmt, 0);
+			    t != NULL && *t != '\0'; t++) {
+				if (*t == '"')
+					sbuf_addc(m, '"');	/* FTS5 quoting */
+				sbuf_addc(m, *t);
+			}
+			sbuf_addc(m, '"');
+		}
+	}
+out:
+	sqlite3_finalize(stmt);
+	sbuf_release(&hi);
+}
+
 /* The lexical ranking: rows naming one of the query's identifiers first,
  * then rows matching any of its words, then rows holding one of its
  * two-character words of an unspaced script. */
@@ -519,19 +531,23 @@ lex_rank(struct store *st, const struct store_query *q, struct lex *lx,
     size_t *n, struct err *err)
 {
 	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct sbuf		sm = SBUF_INIT;
 	int			rc = 0;
 
 	*n = 0;
 	store_fts_match(q->text, &t);
 	if (t.idents.len > 0)
-		rc = lex_query(st, q, t.idents.buf, NULL, STORE_LEX_IDENT, lx,
-		    n, err);
+		rc = lex_query(st, q, t.idents.buf, STORE_LEX_IDENT, lx, n,
+		    err);
 	if (rc == 0 && t.words.len > 0)
-		rc = lex_query(st, q, t.words.buf, NULL, STORE_LEX_WORD, lx,
-		    n, err);
-	if (rc == 0 && t.shorts.len > 0)
-		rc = lex_query(st, q, NULL, t.shorts.buf, STORE_LEX_WORD, lx,
-		    n, err);
+		rc = lex_query(st, q, t.words.buf, STORE_LEX_WORD, lx, n, err);
+	if (rc == 0 && t.shorts.len > 0) {
+		short_terms(st, t.shorts.buf, &sm);
+		if (sm.len > 0)
+			rc = lex_query(st, q, sm.buf, STORE_LEX_WORD, lx, n,
+			    err);
+	}
+	sbuf_release(&sm);
 	store_fts_terms_release(&t);
 	return rc;
 }

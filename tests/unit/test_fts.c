@@ -133,6 +133,9 @@ lexical_finds_code(void)
 	    "ja*,");
 	CHECK_STR(search(st, "배포", v, STORE_LEXICAL, NULL, false, buf),
 	    "ko*,");
+	put(st, "p", "quoted", "按 \"部署\" 键", v, NULL, -1);
+	CHECK_STR(search(st, "部署", v, STORE_LEXICAL, NULL, false, buf),
+	    "quoted*,");	/* the trigram 部署" quoted for FTS5 */
 	/* a question in Japanese, a Chinese phrase around a stored word */
 	CHECK_STR(search(st, "キャッシュの削除方法は？", v, STORE_LEXICAL,
 	    NULL, false, buf), "ja*,");
