@@ -268,16 +268,19 @@ match_add(struct sbuf *m, const char *s, size_t n)
 }
 
 /*
- * The snake_case and camelCase parts of a name, as words: the query
- * parseHttpHeader then finds parse_http_header and the other way round
- * (the index finds a part inside a stored name by itself). Parts are cut
- * at '_' and before an upper-case letter that follows a lower-case one
- * or starts a word after capitals (HTTPServer: HTTP, Server).
+ * The snake_case and camelCase parts of a name, all of them, as one
+ * FTS5 AND group added to *parts: the query parseHttpHeader then finds
+ * parse_http_header and the other way round (the index finds a part
+ * inside a stored name by itself). Parts are cut at '_' and before an
+ * upper-case letter that follows a lower-case one or starts a word after
+ * capitals (HTTPServer: HTTP, Server). A name of one part, or with a
+ * part under three characters (which trigrams cannot find), adds none.
  */
 static void
-name_parts(const char *s, size_t n, struct sbuf *words)
+name_parts(const char *s, size_t n, struct sbuf *parts)
 {
-	size_t	i, from = 0;
+	struct sbuf	g = SBUF_INIT;
+	size_t		i, from = 0, k = 0;
 
 	for (i = 1; i <= n; i++) {
 		bool	cut = i == n || s[i] == '_' || (is_upper(s[i]) &&
@@ -286,12 +289,20 @@ name_parts(const char *s, size_t n, struct sbuf *words)
 
 		if (!cut)
 			continue;
-		if (from == 0 && i == n)
-			return;		/* one part: the name itself */
-		if (i - from >= 3 && !is_stopword(s + from, i - from))
-			match_add(words, s + from, i - from);
+		if (i - from < 3 || (from == 0 && i == n))
+			goto out;
+		sbuf_adds(&g, k++ == 0 ? "(" : " AND ");
+		sbuf_addc(&g, '"');
+		sbuf_add(&g, s + from, i - from);
+		sbuf_addc(&g, '"');
 		from = i + (i < n && s[i] == '_');
 	}
+	if (parts->len > 0)
+		sbuf_adds(parts, " OR ");
+	sbuf_add(parts, g.buf, g.len);
+	sbuf_addc(parts, ')');
+out:
+	sbuf_release(&g);
 }
 
 /* Joiners a token does not start or end with ("end." "-flag" "::x"),
@@ -318,7 +329,7 @@ word_token(const char *s, size_t n, struct fts_terms *t)
 		return;
 	if (is_ident(s, n)) {
 		match_add(&t->idents, s, n);
-		name_parts(s, n, &t->words);
+		name_parts(s, n, &t->parts);
 	}
 	if (!is_stopword(s, n))
 		match_add(&t->words, s, n);
@@ -394,6 +405,7 @@ void
 store_fts_terms_release(struct fts_terms *t)
 {
 	sbuf_release(&t->idents);
+	sbuf_release(&t->parts);
 	sbuf_release(&t->words);
 	sbuf_release(&t->shorts);
 }
@@ -524,13 +536,14 @@ out:
 }
 
 /* The lexical ranking: rows naming one of the query's identifiers first,
- * then rows matching any of its words, then rows holding one of its
+ * then rows holding every part of one (in another case convention), then
+ * rows matching any of its words, then rows holding one of its
  * two-character words of an unspaced script. */
 static int
 lex_rank(struct store *st, const struct store_query *q, struct lex *lx,
     size_t *n, struct err *err)
 {
-	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
 	struct sbuf		sm = SBUF_INIT;
 	int			rc = 0;
 
@@ -539,6 +552,8 @@ lex_rank(struct store *st, const struct store_query *q, struct lex *lx,
 	if (t.idents.len > 0)
 		rc = lex_query(st, q, t.idents.buf, STORE_LEX_IDENT, lx, n,
 		    err);
+	if (rc == 0 && t.parts.len > 0)
+		rc = lex_query(st, q, t.parts.buf, STORE_LEX_WORD, lx, n, err);
 	if (rc == 0 && t.words.len > 0)
 		rc = lex_query(st, q, t.words.buf, STORE_LEX_WORD, lx, n, err);
 	if (rc == 0 && t.shorts.len > 0) {

@@ -103,6 +103,7 @@ int	 store_vector_probe(struct store *, const struct store_query *,
 int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
 struct fts_terms {
 	struct sbuf	idents;		/* FTS5 MATCH: the names it holds */
+	struct sbuf	parts;		/* FTS5 MATCH: all parts of a name */
 	struct sbuf	words;		/* FTS5 MATCH: every token worth it */
 	struct sbuf	shorts;		/* 2-character CJK words, one a line */
 };

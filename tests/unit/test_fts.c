@@ -66,17 +66,20 @@ search(struct store *st, const char *text, const float *v,
 static void
 query_tokens_split_names_from_words(void)
 {
-	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
 
 	store_fts_match("Why does `ERR_SSL_PROTOCOL_ERROR` hit src/core/"
-	    "store.c, useEffect or ENOENT? the \"db\" x.y", &t);
+	    "store.c, useEffect or ENOENT? the \"db\" x.y THATCH_DB_PATH", &t);
 	CHECK_STR(t.idents.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR "
-	    "\"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\" OR \"x.y\"");
-	/* a name's snake_case and camelCase parts are words too */
-	CHECK_STR(t.words.buf, "\"ERR\" OR \"SSL\" OR \"PROTOCOL\" OR "
-	    "\"ERROR\" OR \"ERR_SSL_PROTOCOL_ERROR\" OR \"hit\" OR "
-	    "\"src/core/store.c\" OR \"Effect\" OR \"useEffect\" OR "
-	    "\"ENOENT\" OR \"x.y\"");
+	    "\"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\" OR \"x.y\""
+	    " OR \"THATCH_DB_PATH\"");
+	CHECK_STR(t.words.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR \"hit\" OR "
+	    "\"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\" OR "
+	    "\"x.y\" OR \"THATCH_DB_PATH\"");
+	/* a name's snake_case and camelCase parts, all of them, as one
+	 * group (THATCH_DB_PATH has one too short for trigrams: none) */
+	CHECK_STR(t.parts.buf, "(\"ERR\" AND \"SSL\" AND \"PROTOCOL\" AND "
+	    "\"ERROR\") OR (\"use\" AND \"Effect\")");
 	CHECK(t.shorts.buf == NULL);
 	store_fts_terms_release(&t);
 	store_fts_match("say \"abc\"\"def\" hi", &t);
