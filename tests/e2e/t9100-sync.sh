@@ -191,7 +191,7 @@ wait_for "and pushes what was written through it" 20 \
 (cd B/proj && git remote set-url origin "$TEST_DIR/gone.git")
 mcp B memory_remember '{"label":"Offline","content":"written while the remote was away"}' >/dev/null
 wait_for "a failed background sync is logged in sync.log" 20 \
-    grep -q "failed" "$TEST_DIR/B/sync.log"
+    grep -q "\[thatch sync\] failed: git ls-remote: .*gone.git" "$TEST_DIR/B/sync.log"
 expect_contains "the database keeps the write" "$(content B offline)" "written while the remote was away"
 (cd B/proj && git remote set-url origin "$TEST_DIR/team.git")
 mcp B memory_list '{}' >/dev/null
