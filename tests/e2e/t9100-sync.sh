@@ -35,11 +35,15 @@ mcp() {		# mcp USER TOOL ARGS-JSON...: tools/call requests
 remember() {	# remember USER LABEL CONTENT: overwrite
 	mcp "$1" memory_remember '{"label":"'"$2"'","content":"'"$3"'","overwrite":true}' >/dev/null
 }
+db() {		# sqlite3 that waits out a lock: a background sync or a
+		# server's last close (checkpoint) may hold one a moment
+	sqlite3 -cmd ".timeout 10000" "$@"
+}
 content() {	# content USER SLUG
-	sqlite3 "$TEST_DIR/$1/thatch.db" "SELECT content FROM entries WHERE slug = '$2'"
+	db "$TEST_DIR/$1/thatch.db" "SELECT content FROM entries WHERE slug = '$2'"
 }
 labels() {	# labels USER: every memory of the project store, with times
-	sqlite3 "$TEST_DIR/$1/thatch.db" "SELECT slug, label, archived, updated_at FROM entries WHERE store = '$store' ORDER BY slug"
+	db "$TEST_DIR/$1/thatch.db" "SELECT slug, label, archived, updated_at FROM entries WHERE store = '$store' ORDER BY slug"
 }
 gitstate() {	# what the user's own git holds, byte for byte
 	(cd "$TEST_DIR/$1/proj" && git status --porcelain=v1 --untracked-files=all &&
@@ -55,7 +59,7 @@ before=$(gitstate A)
 remember A "Build flag" "make needs -j2 on this box."
 remember A "Deploy" "Deploy with scripts/ship."
 remember A "Old note" "to be forgotten"
-store=$(sqlite3 A/thatch.db "SELECT store FROM entries LIMIT 1")
+store=$(db A/thatch.db "SELECT store FROM entries LIMIT 1")
 out=$(as A thatch sync 2>&1); rc=$?
 expect_eq "the first sync sends the project's memories" \
     "0|[synced] $store with origin: 3 sent, 0 received" "$rc|$out"
@@ -79,7 +83,7 @@ expect_eq "the other user's first sync receives them" \
     "0|[synced] $store with origin: 0 sent, 3 received" "$rc|$out"
 expect_contains "and recalls them" "$(as B thatch search "which make flag" 2>/dev/null)" "Build flag"
 expect_eq "incoming memories are embedded locally" 3 \
-    "$(sqlite3 B/thatch.db "SELECT COUNT(*) FROM entries WHERE embedding IS NOT NULL AND model IS NOT NULL")"
+    "$(db B/thatch.db "SELECT COUNT(*) FROM entries WHERE embedding IS NOT NULL AND model IS NOT NULL")"
 expect_eq "both databases hold the same memories, times included" \
     "$(labels A)" "$(labels B)"
 expect_eq "a second sync has nothing to do" \
@@ -94,7 +98,7 @@ expect_contains "an edit on both sides is reported" "$out" "the later edit won"
 as A thatch sync >/dev/null 2>&1
 expect_contains "the later edit wins on A" "$(content A build-flag)" "B says"
 expect_contains "the later edit wins on B" "$(content B build-flag)" "B says"
-arch=$(sqlite3 A/thatch.db "SELECT content FROM entries WHERE label LIKE 'Build flag (conflict %' AND archived = 1")
+arch=$(db A/thatch.db "SELECT content FROM entries WHERE label LIKE 'Build flag (conflict %' AND archived = 1")
 expect_contains "the earlier edit survives as an archived memory" "$arch" "A says: make -j4."
 expect_eq "both sides agree after the conflict" "$(labels A)" "$(labels B)"
 
@@ -160,12 +164,12 @@ expect_contains "--status names it" "$out" "  send Pending"
 expect_eq "--status pushes nothing" "$head" "$(git --git-dir=team.git rev-parse "refs/thatch/$store")"
 
 # an unreachable remote: one line, nothing changed
-dump=$(sqlite3 A/thatch.db .dump | sha256sum)
+dump=$(db A/thatch.db .dump | sha256sum)
 out=$(as A thatch sync --remote "$TEST_DIR/nowhere.git" 2>&1); rc=$?
 expect_eq "an unreachable remote fails with status 1" 1 $rc
 expect_eq "in one line" 1 "$(printf '%s\n' "$out" | wc -l)"
 expect_contains "that says why" "$out" "[thatch sync] failed: git ls-remote:"
-expect_eq "and changes nothing" "$dump" "$(sqlite3 A/thatch.db .dump | sha256sum)"
+expect_eq "and changes nothing" "$dump" "$(db A/thatch.db .dump | sha256sum)"
 
 expect_eq "the user's branches, index and working tree are untouched" \
     "$before" "$(gitstate A)"
