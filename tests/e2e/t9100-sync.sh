@@ -131,6 +131,17 @@ expect_eq "after a race both sides end in the same state" "$(labels A)" "$(label
 expect_contains "with both memories" "$(labels A)" "from-a|From A"
 expect_contains "with both memories (B)" "$(labels B)" "from-b|From B"
 
+# two syncs of one database at once (a server's last queued run beside
+# its running one, or the user's own): both succeed, nothing doubles
+remember A "Twice" "synced by two runs at once"
+as A thatch sync >race.A1 2>&1 & pa=$!
+as A thatch sync >race.A2 2>&1 & pb=$!
+wait $pa; ra=$?; wait $pb; rb=$?
+expect_eq "two syncs of one database at once both succeed" "0 0" "$ra $rb"
+as B thatch sync >/dev/null 2>&1
+expect_eq "and the memory arrives once" "twice|Twice" \
+    "$(db B/thatch.db "SELECT slug, label FROM entries WHERE label LIKE 'Twice%'")"
+
 # what must not travel does not
 remember A "AWS creds" "key AKIAABCDEFGHIJKLMNOP for the bucket"
 remember A "My scratch" "personal notes"
