@@ -370,9 +370,10 @@ cjk_token(const char *s, size_t n, enum cls cls, struct fts_terms *t)
 }
 
 /*
- * The query's tokens: idents and words as FTS5 MATCH expressions (names
- * it holds; every token worth matching), shorts as the newline-separated
- * two-character words of unspaced scripts. Tokens under three characters
+ * The query's tokens: idents, parts and words as FTS5 MATCH expressions
+ * (the names it holds; every part of each name; every token worth
+ * matching), shorts as the newline-separated two-character words of
+ * unspaced scripts. Tokens under three characters
  * of other scripts cannot match a trigram index and are dropped.
  */
 void
