@@ -8,18 +8,26 @@
  * model for incoming memories (loaded only when one needs a vector) and
  * prints. With --background (the MCP server's own child) every line goes
  * to stderr, which the server points at DB_DIR/sync.log, stamped.
+ *
+ * One sync of a database at a time: a round holds DB_DIR/sync.lock
+ * (flock), and a second one (a server's last queued run beside its
+ * running one, the user's beside the server's) waits for it; two at once
+ * raced on fast-import's ref and one failed.
  */
 #include "cli/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
 #include "core/sync.h"
 #include "embed/model.h"
+#include "util/fileio.h"
+#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -155,7 +163,8 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	const char		*v, *remote = cli_opt(ctx, "--remote");
 	bool			 bg = cli_flag(ctx, "--background");
 	char			 now[CLOCK_ISO_LEN], stamp[CLOCK_ISO_LEN + 1];
-	int			 rc = CMD_FAILED;
+	char			*lock_path;
+	int			 rc = CMD_FAILED, lock;
 
 	memset(&o, 0, sizeof(o));
 	o.store = argc > 0 && *argv[0] != '\0' ? argv[0] :
@@ -168,6 +177,12 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if ((v = cli_opt(ctx, "--share")) != NULL)
 		return mark(ctx, o.store, v, false);
 	o.dir = ctx->paths.project_dir;
+	lock_path = path_join(ctx->paths.db_dir, "sync.lock");
+	if ((lock = fileio_lock_file(lock_path, &ctx->err)) < 0) {
+		free(lock_path);
+		return CMD_FAILED;
+	}
+	free(lock_path);
 	o.now = clock_iso(clock_now(&ctx->clock), now);
 	o.status = cli_flag(ctx, "--status");
 	o.force = cli_flag(ctx, "--force");
@@ -187,6 +202,7 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	sync_report_release(&rep);
 	model_close(lm.m);
 	model_opts_release(&lm.o);
+	close(lock);
 	return rc;
 }
 

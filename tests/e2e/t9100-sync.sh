@@ -141,6 +141,19 @@ expect_eq "two syncs of one database at once both succeed" "0 0" "$ra $rb"
 as B thatch sync >/dev/null 2>&1
 expect_eq "and the memory arrives once" "twice|Twice" \
     "$(db B/thatch.db "SELECT slug, label FROM entries WHERE label LIKE 'Twice%'")"
+# which is so because a sync holds DB_DIR/sync.lock while it talks to the
+# remote: git's upload-pack, run for it, finds the lock taken
+cat >"$TEST_DIR/upload-pack" <<EOF
+#!/bin/sh
+if flock -n "$TEST_DIR/A/sync.lock" true; then echo free; else echo held; fi >>"$TEST_DIR/lockstate"
+exec git-upload-pack "\$@"
+EOF
+chmod +x "$TEST_DIR/upload-pack"
+(cd A/proj && git config remote.origin.uploadpack "$TEST_DIR/upload-pack")
+as A thatch sync >/dev/null 2>&1
+(cd A/proj && git config --unset remote.origin.uploadpack)
+expect_eq "a sync holds its database's sync lock while it talks to the remote" \
+    held "$(sort -u "$TEST_DIR/lockstate")"
 
 # what must not travel does not
 remember A "AWS creds" "key AKIAABCDEFGHIJKLMNOP for the bucket"
@@ -173,6 +186,14 @@ out=$(as A thatch sync --status 2>/dev/null)
 expect_contains "--status says what would be sent" "$out" "[status] $store with origin: 1 to send, 0 to receive"
 expect_contains "--status names it" "$out" "  send Pending"
 expect_eq "--status pushes nothing" "$head" "$(git --git-dir=team.git rev-parse "refs/thatch/$store")"
+as A thatch sync >/dev/null 2>&1
+mcp A memory_forget '{"label":"Twice"}' >/dev/null
+as A thatch sync >/dev/null 2>&1
+out=$(as B thatch sync --status 2>/dev/null)
+expect_contains "--status says what would be received" "$out" "[status] $store with origin: 0 to send, 2 to receive"
+expect_contains "--status names a memory to take" "$out" "  take Pending"
+expect_contains "and a forget to take" "$out" "  take-forget Twice"
+expect_eq "and takes nothing" "" "$(content B pending)"
 
 # an unreachable remote: one line, nothing changed
 dump=$(db A/thatch.db .dump | sha256sum)
