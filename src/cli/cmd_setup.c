@@ -137,8 +137,17 @@ report_opencode_removed(const struct setup_opts *o,
 	printf("thatch removed from opencode (%s).\n\n", o->global ?
 	    "global" : "project-local");
 	undo_line("Config:", r->config, r->undo_config);
-	removed_files("Skills:", r->skills_dir, r->skills_removed);
-	removed_files("Commands:", r->commands_dir, r->commands_removed);
+	if (r->shared_kept) {
+		printf("  %-15s%s (kept: the %s setup uses them)\n", "Skills:",
+		    r->skills_dir, o->global ? "project's" : "global");
+		printf("  %-15s%s (kept: the %s setup uses them)\n",
+		    "Commands:", r->commands_dir, o->global ? "project's" :
+		    "global");
+	} else {
+		removed_files("Skills:", r->skills_dir, r->skills_removed);
+		removed_files("Commands:", r->commands_dir,
+		    r->commands_removed);
+	}
 	putchar('\n');
 }
 
