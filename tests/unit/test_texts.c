@@ -262,6 +262,42 @@ one_confidence_scale(void)
 	sbuf_release(&sb);
 }
 
+/*
+ * Every text that has the agent merge near-duplicates records the
+ * verdicts first, as dedup_mark_checked requires (it refuses a label that
+ * names no memory): its first `dedup_mark_checked` comes before its first
+ * `memory_forget`. The defrag and hygiene actions once recorded only the
+ * pairs left after merging, against the classifier skill.
+ */
+static void
+verdicts_are_recorded_before_merging(void)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	const char	*mark, *forget;
+	size_t		 i, checked = 0;
+
+	for (i = 0; i < text_nactions + text_nskills; i++) {
+		sbuf_init(&sb);
+		if (i < text_nactions) {
+			text_expand(&sb, text_actions[i].summary, "");
+			text_expand(&sb, text_actions[i].body, "");
+		} else
+			sbuf_adds(&sb, text_skills[i - text_nactions].content);
+		mark = strstr(sb.buf, "`dedup_mark_checked`");
+		forget = strstr(sb.buf, "`memory_forget`");
+		if (mark != NULL && forget != NULL) {
+			checked++;
+			if (mark > forget)
+				CHECK_FAIL("%s has memories forgotten before "
+				    "the verdicts are recorded", i <
+				    text_nactions ? text_actions[i].name :
+				    text_skills[i - text_nactions].name);
+		}
+		sbuf_release(&sb);
+	}
+	CHECK(checked >= 3);	/* defrag, hygiene, the classifier */
+}
+
 /* Level B counts what waits and claims no new calls (issue 15). */
 static void
 insistent_nudge_claims_nothing_new(void)
@@ -287,5 +323,6 @@ CHECK_MAIN(
 	TEST(skills_name_what_exists),
 	TEST(block_nudges_and_defaults_name_what_exists),
 	TEST(classifier_verdicts_are_the_tools),
-	TEST(one_confidence_scale)
+	TEST(one_confidence_scale),
+	TEST(verdicts_are_recorded_before_merging)
 )
