@@ -107,6 +107,25 @@ expect_contains "it names the model and says to pull it" "$(line '✗ model:')" 
 expect_contains "with the command" "$(line '✗ model:')" "— run \`thatch model pull\`"
 expect_eq "nothing is downloaded or made for it" "" "$(ls -A "$TEST_DIR" | grep no-model)"
 
+# --- Cursor's hooks and opencode's plugin name a program too ----------------------------
+cp .cursor/hooks.json "$TEST_DIR/hooks" && cp opencode.json "$TEST_DIR/opencode"
+sed -i 's#"command": "[^" ]*#"command": "/gone/bin/thatch#' .cursor/hooks.json
+python3 - <<'PY'
+import json
+d = json.load(open("opencode.json"))
+d["plugin"][0][1]["thatch"] = "/gone/bin/thatch"
+json.dump(d, open("opencode.json", "w"), indent=2)
+PY
+doctor
+expect_eq "a Cursor hook or opencode plugin whose program is gone exits 1" 1 $rc
+expect_contains "Cursor's hook is named with its file and program" "$(line '✗ Cursor (project):')" \
+    "the beforeSubmitPrompt hook in $P/.cursor/hooks.json runs /gone/bin/thatch, which is not an executable program"
+expect_contains "opencode's plugin entry is named with its file and program" "$(line '✗ opencode (project):')" \
+    "the plugin entry in $P/opencode.json runs /gone/bin/thatch, which is not an executable program — run \`thatch setup --opencode\`"
+cp "$TEST_DIR/hooks" .cursor/hooks.json && cp "$TEST_DIR/opencode" opencode.json
+doctor
+expect_eq "restored, doctor is happy again" 0 $rc
+
 # --- a running server --------------------------------------------------------------------
 mkfifo "$TEST_DIR/in"
 "$THATCH_BIN" mcp <"$TEST_DIR/in" >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
