@@ -462,9 +462,9 @@ const struct cmd_entry cmd_doctor_entry = {
 	.args = "",
 	.max_args = 0,
 	.opts = doctor_opts,
-	.env = "THATCH_MODEL HF_HOME CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR "
-	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME "
-	    "XDG_CACHE_HOME THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
+	.env = "THATCH_MODEL HF_HOME CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR "
+	    "XDG_CONFIG_HOME XDG_CACHE_HOME THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
+	.reads = READS_PROJECT,
 	.example = "thatch doctor",
 	.summary = "check the database, model, host setups, server and queue",
 	.exec = cmd_doctor_exec,

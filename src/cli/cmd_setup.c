@@ -302,8 +302,8 @@ const struct cmd_entry cmd_setup_entry = {
 	.args = "",
 	.max_args = 0,
 	.opts = setup_opts,
-	.env = "PATH CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR "
-	    "CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
+	.env = "PATH CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
+	.reads = READS_PROJECT,
 	.example = "thatch setup --remove --claude --global",
 	.summary = "install or remove thatch for Claude Code, Cursor, opencode",
 	.exec = cmd_setup_exec,

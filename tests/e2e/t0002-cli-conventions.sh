@@ -49,6 +49,14 @@ help=$(thatch help search)
 expect_contains "help search shows the synopsis" "$help" "usage: thatch search [--mode MODE] [--json] <query> [store|all]"
 expect_contains "help search names the variables it reads" "$help" "THATCH_MODEL"
 expect_contains "help search shows an example" "$help" 'thatch search "how are tokens issued" all'
+for c in search embed model remember edit import reembed mcp opencode sync; do
+	expect_contains "help $c lists every variable of the model it loads" \
+		"$(thatch help $c | grep '^environment:')" "THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN THATCH_THREADS"
+done
+for c in list show forget search remember hygiene reminder setup; do
+	expect_contains "help $c lists the variables that name the project" \
+		"$(thatch help $c | grep '^environment:')" "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR"
+done
 expect_contains "help setup lists every option" "$(thatch help setup)" "--opencode "
 expect_eq "help of an unknown command is a usage error" 2 "$(thatch help nosuch 2>/dev/null; echo $?)"
 
