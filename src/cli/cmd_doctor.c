@@ -211,8 +211,10 @@ check_model(struct doctor *d)
 		model_describe(m, &i);
 		d->dim = i.dim;
 		d->model_tag = xstrdup(i.tag);
-		say(d, MARK_OK, "model", NULL, "%s (%d dimensions, in %s)",
-		    i.tag, i.dim, i.dir);
+		/* a folder named by THATCH_MODEL is its own tag */
+		say(d, MARK_OK, "model", NULL, "%s (%d dimensions%s%s)",
+		    i.tag, i.dim, strcmp(i.tag, i.dir) != 0 ? ", in " : "",
+		    strcmp(i.tag, i.dir) != 0 ? i.dir : "");
 	}
 	model_close(m);
 	model_opts_release(&o);

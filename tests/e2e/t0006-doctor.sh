@@ -21,6 +21,7 @@ expect_contains "it names the file and how to create it" "$(line '✗ database:'
     "$THATCH_DB_PATH does not exist — run \`thatch stores\`"
 expect_eq "doctor does not create the database" "$before" "$(tree)"
 expect_contains "the model is found" "$(line '✓ model:')" "(32 dimensions"
+expect_eq "a model folder is named once" "✓ model: $THATCH_MODEL (32 dimensions)" "$(line '✓ model:')"
 expect_contains "a host not set up is no problem, with how to set it up" \
     "$(line '· Claude Code (project):')" "not set up — run \`thatch setup --claude\`"
 expect_contains "Cursor's global scope is checked too" "$(line '· Cursor (global):')" "thatch setup --cursor --global"
