@@ -41,8 +41,9 @@ line(const char *label, const char *value)
 static void
 files(const char *label, const char *dir, int written, int unchanged)
 {
-	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", label, dir,
-	    written + unchanged, written, unchanged);
+	printf("  %-15s%s (%d file%s: %d written, %d unchanged)\n", label,
+	    dir, written + unchanged, written + unchanged == 1 ? "" : "s",
+	    written, unchanged);
 }
 
 static void
@@ -104,7 +105,8 @@ undo_line(const char *label, const char *path, enum setup_undo u)
 static void
 removed_files(const char *label, const char *dir, int n)
 {
-	printf("  %-15s%s (%d files removed)\n", label, dir, n);
+	printf("  %-15s%s (%d file%s removed)\n", label, dir, n,
+	    n == 1 ? "" : "s");
 }
 
 static void
