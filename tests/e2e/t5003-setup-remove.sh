@@ -170,4 +170,19 @@ expect_not_contains "outside a repository the folder itself is used" "$out" "top
 expect_ok "the files are where setup ran" test -f .cursor/hooks.json
 thatch setup --remove --cursor >/dev/null
 expect_eq "and removed from there" "" "$(ls -A)"
+
+# --- in the home folder, project scope would be the user's settings ------------------
+mkdir -p "$TEST_DIR/h" && cd "$TEST_DIR/h"
+before=$(find . | sort)
+for host in claude cursor; do
+	dir=$(cd "$TEST_DIR/h" && pwd)
+	[ $host = claude ] && export CLAUDE_CONFIG_DIR=$dir/.claude || export CURSOR_CONFIG_DIR=$dir/.cursor
+	err=$(thatch setup --$host 2>&1 >/dev/null); rc=$?
+	expect_eq "project setup where .$host is the user folder fails" 1 $rc
+	expect_contains "it says why and what to run" "$err" "user folder, so a project setup here would run its hooks in every project: run \`thatch setup --$host --global\`"
+	expect_eq "and writes nothing" "$before" "$(find . | sort)"
+	expect_ok "--global works there" thatch setup --$host --global
+	expect_ok "and --remove (of either scope) too" thatch setup --$host --remove
+	thatch setup --$host --global --remove >/dev/null
+done
 finish
