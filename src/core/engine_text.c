@@ -229,7 +229,7 @@ static const char *const subjects[] = {
 /* The modals that follow such a subject. */
 static const char *const modals[] = {
 	"should", "must", "will", "shall", "need to", "needs to", "have to",
-	"has to", "ought to", "always should", NULL,
+	"has to", "ought to", NULL,
 };
 
 /* Third persons whose verb loses its -s ("the user prefers" -> "prefer"). */
@@ -242,8 +242,10 @@ static const char *const plural_persons[] = {
 	"they", "the users", "users", NULL,
 };
 
-/* Verbs a subjectless statement opens with in the third person ("Prefers
- * small PRs"), given their bare form like a third person's. */
+/*
+ * Verbs a subjectless statement opens with in the third person ("Prefers
+ * small PRs"), given their bare form like a third person's.
+ */
 static const char *const third_verbs[] = {
 	"prefers", "wants", "likes", "dislikes", "uses", "expects", "avoids",
 	"favors", "favours", "asks", "writes", "keeps", NULL,
@@ -274,29 +276,39 @@ skip_phrase(const char *s, const char *const *list)
 	return NULL;
 }
 
+/* Third-person endings and their bare form, longest first ("pushes"). */
+static const struct {
+	const char	*third, *bare;
+} endings[] = {
+	{ "sses", "ss" }, { "shes", "sh" }, { "ches", "ch" }, { "zzes", "zz" },
+	{ "ies", "y" }, { "xes", "x" }, { "oes", "o" },
+};
+
 /* A third person's verb in its bare form: prefers, pushes, tries, does. */
 static void
 add_bare_verb(struct sbuf *out, const char *s)
 {
-	size_t	n = word_len(s);
+	size_t	n = word_len(s), i, k;
 
 	if (n == 2 && strncmp(s, "is", 2) == 0)
 		sbuf_adds(out, "be");
 	else if (n == 3 && strncmp(s, "has", 3) == 0)
 		sbuf_adds(out, "have");
-	else if (n > 3 && strncmp(s + n - 3, "ies", 3) == 0) {
-		sbuf_add(out, s, n - 3);
-		sbuf_addc(out, 'y');
-	} else if (n > 3 && s[n - 1] == 's' && s[n - 2] == 'e' &&
-	    (strchr("xo", s[n - 3]) != NULL || (n > 4 &&
-	    (strncmp(s + n - 4, "ss", 2) == 0 || strncmp(s + n - 4, "sh", 2)
-	    == 0 || strncmp(s + n - 4, "ch", 2) == 0 || strncmp(s + n - 4,
-	    "zz", 2) == 0))))
-		sbuf_add(out, s, n - 2);	/* pushes, fixes, goes, passes */
-	else if (n > 2 && s[n - 1] == 's' && s[n - 2] != 's')
-		sbuf_add(out, s, n - 1);
-	else
-		sbuf_add(out, s, n);
+	else {
+		for (i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
+			k = strlen(endings[i].third);
+			if (n > k && strncmp(s + n - k, endings[i].third, k) ==
+			    0)
+				break;
+		}
+		if (i < sizeof(endings) / sizeof(endings[0])) {
+			sbuf_add(out, s, n - strlen(endings[i].third));
+			sbuf_adds(out, endings[i].bare);
+		} else if (n > 2 && s[n - 1] == 's' && s[n - 2] != 's')
+			sbuf_add(out, s, n - 1);
+		else
+			sbuf_add(out, s, n);
+	}
 	sbuf_adds(out, s + n);
 }
 
