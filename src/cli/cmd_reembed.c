@@ -142,7 +142,7 @@ const struct cmd_entry cmd_reembed_entry = {
 	.min_args = 0,
 	.max_args = 1,
 	.opts = reembed_opts,
-	.env = "THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "THATCH_MODEL=BAAI/bge-base-en-v1.5 thatch reembed",
 	.summary = "embed again the memories stored by another model",
 	.flags = CMD_STORE,

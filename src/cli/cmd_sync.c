@@ -136,8 +136,9 @@ print_report(FILE *fp, const struct sync_opts *o,
 	add_lines(&out, pre.buf, rep->secrets.buf,
 	    " (thatch sync --force sends it)");
 	if (rep->unembedded > 0) {
-		sbuf_addf(&out, "%s%zu memories have no vector yet (", pre.buf,
-		    rep->unembedded);
+		sbuf_addf(&out, "%s%zu memor%s no vector yet (", pre.buf,
+		    rep->unembedded, rep->unembedded == 1 ? "y has" :
+		    "ies have");
 		utf8_addf(&out, "%s): recall finds them by their words until "
 		    "the next sync embeds them\n", rep->embed_err.buf);
 	}
@@ -206,7 +207,7 @@ const struct cmd_entry cmd_sync_entry = {
 	.args = "[store]",
 	.max_args = 1,
 	.opts = sync_opts,
-	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR THATCH_MODEL",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "thatch sync --status",
 	.summary = "share the project's memories through its git remote",
 	.flags = CMD_STORE,
