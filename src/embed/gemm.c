@@ -43,6 +43,23 @@
  *  6. g->job and g->xp serve the one job in flight; an item therefore
  *     multiplies only with the _here functions, whose state is on its
  *     stack and in its caller's scratch.
+ *  7. Nobody spins for a thread that is not running. The caller, once it
+ *     has closed a job, spins only as long as an item in progress can
+ *     take (GEMM_CLOSE_NS), then sleeps until the last worker out wakes
+ *     it: a worker that the kernel took off its core mid-item would
+ *     otherwise be waited for by a core it could have had.
+ *  8. The workers run only while they pay (struct pace). On a busy
+ *     machine a worker gets a core late or loses it mid-item, and a
+ *     second thread then costs more than it brings. So every job on
+ *     several threads books what the workers did (their items, priced
+ *     at the caller's own time per item) against what the caller lost
+ *     waiting for them; a window of jobs whose workers brought less than
+ *     PACE_MIN_GAIN of its time sends the pool solo for a while (5 ms,
+ *     doubling while it keeps losing, up to 1 s), after which a window
+ *     on all threads measures again. This is the load the process
+ *     actually gets, not the core count or the load average: the
+ *     results are the same either way (invariant 1 holds per output,
+ *     whatever thread computes it), only the time differs.
  */
 #include "embed/gemm.h"
 
@@ -53,11 +70,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/xmalloc.h"
 
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
-#define GEMM_YIELD	100000	/* pauses before yielding while closing */
+/* the longest an item runs (a 32-row panel at 512 tokens, ~60 us here):
+ * past that, a worker still inside one is off its core (invariant 7) */
+#define GEMM_CLOSE_NS	100000
+/* invariant 8: jobs per measuring window, the share of the window's time
+ * the workers must save, and the solo spell's first and longest length */
+#define PACE_WINDOW	16
+#define PACE_MIN_GAIN	0.10
+#define PACE_SOLO_NS	5000000LL
+#define PACE_SOLO_MAX_NS 1000000000LL
 
 /* g->state: generation << 32 | STATE_CLOSED | workers in the job */
 #define STATE_CLOSED	0x80000000u
@@ -78,6 +104,19 @@ struct run {
 	int			 end;
 };
 
+/*
+ * Invariant 8's books: the window being measured, and the solo spell.
+ * Only the calling thread touches them.
+ */
+struct pace {
+	int		 jobs;		/* in the window so far */
+	long long	 spent_ns;	/* the window's jobs, start to close */
+	double		 gain_ns;	/* what the workers saved them */
+	long long	 solo_until;	/* monotonic ns; 0: not solo */
+	long long	 solo_ns;	/* the next solo spell's length */
+	long long	 solo_spells;	/* since gemm_new, for gemm_stats */
+};
+
 struct job {
 	gemm_item_fn	*fn;
 	void		*arg;
@@ -94,9 +133,11 @@ struct gemm {
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 go;
+	pthread_cond_t		 done;		/* invariant 7 */
 	atomic_uint		 gen;		/* bumped per job */
 	atomic_ullong		 state;		/* invariant 5 */
 	bool			 quit;
+	struct pace		 pace;
 	struct job		 job;
 };
 
@@ -262,19 +303,37 @@ panel256(const struct np *a, int p)
 
 /* ---- the pool ---- */
 
-/* Take the job's items until none is left, own run first (invariant 5). */
-static void
+/* Take the job's items until none is left, own run first (invariant 5);
+ * returns how many this thread did. */
+static int
 take_items(struct gemm *g, int t)
 {
 	struct job	*j = &g->job;
 	struct run	*r;
-	int		 i, k;
+	int		 i, k, did = 0;
 
 	for (k = 0; k < j->threads; k++) {
 		r = &j->runs[(t + k) % j->threads];
 		while ((i = atomic_fetch_add_explicit(&r->next, 1,
-		    memory_order_relaxed)) < r->end)
+		    memory_order_relaxed)) < r->end) {
 			j->fn(j->arg, i, t);
+			did++;
+		}
+	}
+	return did;
+}
+
+/* A worker leaves a job; the last one out of a closed job wakes the
+ * caller, which may be asleep in wait_workers (invariant 7). */
+static void
+leave(struct gemm *g)
+{
+	unsigned long long	s = atomic_fetch_sub(&g->state, 1) - 1;
+
+	if ((s & STATE_CLOSED) != 0 && (s & STATE_WORKERS) == 0) {
+		pthread_mutex_lock(&g->mu);
+		pthread_cond_signal(&g->done);
+		pthread_mutex_unlock(&g->mu);
 	}
 }
 
@@ -323,7 +382,7 @@ worker_main(void *arg)
 		if (join(g, seen)) {
 			if (w.t < g->job.threads)
 				take_items(g, w.t);
-			atomic_fetch_sub(&g->state, 1);
+			leave(g);
 		}
 	}
 }
@@ -381,6 +440,8 @@ gemm_new(int threads, enum gemm_isa max)
 	    sizeof(*g->job.runs));
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->go, NULL);
+	pthread_cond_init(&g->done, NULL);
+	g->pace.solo_ns = PACE_SOLO_NS;
 	return g;
 }
 
@@ -399,6 +460,7 @@ gemm_free(struct gemm *g)
 		pthread_join(g->tid[i], NULL);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->go);
+	pthread_cond_destroy(&g->done);
 	free(g->tid);
 	free(g->job.runs);
 	free(g->xp);
@@ -411,12 +473,83 @@ gemm_isa(const struct gemm *g)
 	return g->isa;
 }
 
+static long long
+now_ns(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Wait for the workers still inside the closed job: spin while one could
+ * be finishing an item, then sleep (invariant 7). */
+static void
+wait_workers(struct gemm *g, long long closed)
+{
+	int	spin;
+
+	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
+	    spin++) {
+		_mm_pause();
+		if ((spin & 63) == 63 && now_ns() - closed > GEMM_CLOSE_NS)
+			break;
+	}
+	pthread_mutex_lock(&g->mu);
+	while ((atomic_load(&g->state) & STATE_WORKERS) != 0)
+		pthread_cond_wait(&g->done, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* How many threads the next job may use (invariant 8). */
+static int
+pace_threads(struct gemm *g, int threads, long long now)
+{
+	struct pace	*p = &g->pace;
+
+	if (threads <= 1 || p->solo_until == 0)
+		return threads;
+	if (now < p->solo_until)
+		return 1;
+	p->solo_until = 0;	/* the spell is over: measure again */
+	return threads;
+}
+
+/*
+ * Book one job run on several threads: it took spent ns from its start to
+ * its close, the caller did mine of its items in mine_ns and waited
+ * wait_ns for the workers, who did the rest.
+ */
+static void
+pace_book(struct gemm *g, int items, int mine, long long mine_ns,
+    long long spent, long long wait_ns, long long now)
+{
+	struct pace	*p = &g->pace;
+	double		 per_item = mine > 0 ? (double)mine_ns / mine : 0;
+
+	p->spent_ns += spent;
+	p->gain_ns += (items - mine) * per_item - (double)wait_ns;
+	if (++p->jobs < PACE_WINDOW)
+		return;
+	if (p->gain_ns < PACE_MIN_GAIN * (double)p->spent_ns) {
+		p->solo_until = now + p->solo_ns;
+		p->solo_spells++;
+		if (p->solo_ns < PACE_SOLO_MAX_NS)
+			p->solo_ns *= 2;
+	} else
+		p->solo_ns = PACE_SOLO_NS;
+	p->jobs = 0;
+	p->spent_ns = 0;
+	p->gain_ns = 0;
+}
+
 void
 gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
     void *arg)
 {
+	long long	start, took, closed;
 	unsigned	gen;
-	int		spin;
+	int		mine;
 
 	if (threads > items)
 		threads = items;
@@ -424,6 +557,8 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 		pool_start(g);
 	if (threads > g->max)
 		threads = g->max;
+	start = now_ns();
+	threads = pace_threads(g, threads, start);
 	g->job.fn = fn;
 	g->job.arg = arg;
 	runs_set(&g->job, items, threads > 1 ? threads : 1);
@@ -437,15 +572,20 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 	atomic_store_explicit(&g->gen, gen, memory_order_release);
 	pthread_cond_broadcast(&g->go);
 	pthread_mutex_unlock(&g->mu);
-	take_items(g, 0);
+	took = now_ns();
+	mine = take_items(g, 0);
+	closed = now_ns();
 	atomic_fetch_or(&g->state, STATE_CLOSED);
-	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
-	    spin++) {
-		if (spin < GEMM_YIELD)
-			_mm_pause();
-		else
-			sched_yield();
-	}
+	wait_workers(g, closed);
+	took = closed - took;
+	pace_book(g, items, mine, took, closed - start, now_ns() - closed,
+	    closed);
+}
+
+long long
+gemm_solo_spells(const struct gemm *g)
+{
+	return g->pace.solo_spells;
 }
 
 /* ---- packing ---- */

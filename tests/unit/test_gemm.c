@@ -5,12 +5,15 @@
  * two, AVX2 and AVX-512 kernels (each where the CPU has it), with a
  * bias or (attention's products) without, X in panels or read
  * transposed in place; stacked
- * sources pack as one matrix; and a packed copy that no longer matches
- * its weights is noticed.
+ * sources pack as one matrix; a packed copy that no longer matches
+ * its weights is noticed; and a pool whose worker holds every job up
+ * goes on alone, each item still done exactly once.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "embed/gemm.h"
@@ -190,8 +193,41 @@ test_a_packed_copy_of_other_weights_is_noticed(void)
 	gemm_free(g);
 }
 
+/* A job's items: each counts its runs; the worker's take a millisecond,
+ * as if the system kept taking that thread off its core. */
+#define SLOW_ITEMS	8
+static atomic_int	slow_runs[SLOW_ITEMS];
+
+static void
+slow_worker_item(void *arg, int i, int t)
+{
+	struct timespec	ms = { 0, 1000000 };
+
+	(void)arg;
+	if (t != 0)
+		nanosleep(&ms, NULL);
+	atomic_fetch_add(&slow_runs[i], 1);
+}
+
+static void
+test_a_worker_that_holds_jobs_up_sends_the_pool_solo(void)
+{
+	struct gemm	*g = gemm_new(2, GEMM_AVX512);
+	int		 i, jobs = 64;
+
+	if (g == NULL)
+		return;
+	for (i = 0; i < jobs; i++)
+		gemm_run(g, 2, SLOW_ITEMS, slow_worker_item, NULL);
+	for (i = 0; i < SLOW_ITEMS; i++)
+		CHECK_INT(atomic_load(&slow_runs[i]), jobs);
+	CHECK(gemm_solo_spells(g) >= 1);
+	gemm_free(g);
+}
+
 CHECK_MAIN(
 	TEST(test_products_match_plain_loops_at_every_edge),
 	TEST(test_stacked_sources_pack_as_one_matrix),
-	TEST(test_a_packed_copy_of_other_weights_is_noticed)
+	TEST(test_a_packed_copy_of_other_weights_is_noticed),
+	TEST(test_a_worker_that_holds_jobs_up_sends_the_pool_solo)
 )
