@@ -17,7 +17,12 @@
  *     rounds: well inside test_bert's 1e-5.
  *  2. X is copied into panels of MR rows (xp[(panel * k + j) * MR + r],
  *     zero padded) before each product: n x k floats, against the
- *     product's out x k weights; the pool's threads split the panels.
+ *     product's out x k weights. Each thread copies all of X for itself,
+ *     into its own slice of g->xp, on its first item of the product:
+ *     doing it twice costs 1/(out / threads) of the product, where
+ *     splitting it took a job of its own, a second barrier per product
+ *     at which both threads had to meet (48 of an embedding's 144), and
+ *     had each thread read rows the other had just written.
  *     An X that is already stored transposed (attention's P) is read in
  *     place instead: column j of a tile is then MR consecutive floats of
  *     row j, the layout the panels copy X into.
@@ -42,7 +47,8 @@
  *     late worker cannot win against a newer job.
  *  6. g->job and g->xp serve the one job in flight; an item therefore
  *     multiplies only with the _here functions, whose state is on its
- *     stack and in its caller's scratch.
+ *     stack and in its caller's scratch. Thread t alone writes its slice
+ *     of g->xp and its flag in g->packed.
  *  7. Nobody spins for a thread that is not running. The caller, once it
  *     has closed a job, spins only as long as an item in progress can
  *     take (GEMM_CLOSE_NS), then sleeps until the last worker out wakes
@@ -127,8 +133,11 @@ struct job {
 struct gemm {
 	enum gemm_isa		 isa;
 	int			 mr;		/* rows of X per tile */
-	float			*xp;		/* X in panels, for gemm_np */
-	size_t			 xp_cap;	/* floats */
+	float			*xp;		/* [max][xp_cap]: X in panels,
+						   one copy per thread */
+	size_t			 xp_cap;	/* floats per thread */
+	bool			*packed;	/* [max]: thread t's copy is
+						   this product's X */
 	int			 max, started;	/* threads; workers running */
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
@@ -143,12 +152,16 @@ struct gemm {
 
 /*
  * One product: X times W's panels, into Y. The kernels read x[i][j] at
- * xr[i * xi + j * xs]: from X's panels (xr = xp, xi = k, xs = MR) or
- * from X transposed in place (xi = 1, xs = its leading dimension).
+ * xr[i * xi + j * xs]: from X's panels (thread t's copy at xp + t *
+ * xp_stride, xi = k, xs = MR, made once as packed[t] records) or from X
+ * transposed in place (xp NULL, xr = X^T, xi = 1, xs = its leading
+ * dimension).
  */
 struct np {
 	const float		*x;
 	float			*xp;
+	size_t			 xp_stride;
+	bool			*packed;
 	const float		*xr;
 	size_t			 xi, xs;
 	const struct gemm_mat	*w;
@@ -210,7 +223,7 @@ tile512(const struct np *a, const float *xp, const float *wp, float *y,
 }
 
 static A512 void
-panel512(const struct np *a, int p)
+panel512(const struct np *a, const float *xr, int p)
 {
 	const int	 k = a->w->k, live = a->w->out - p * GEMM_NR;
 	const float	*wp = a->w->data + (size_t)p * k * GEMM_NR, *xp;
@@ -228,7 +241,7 @@ panel512(const struct np *a, int p)
 		b1 = _mm512_maskz_loadu_ps(m1, a->bias + p * GEMM_NR + 16);
 	}
 	for (i = 0; i < a->n; i += MR512) {
-		xp = a->xr + (size_t)i * a->xi;
+		xp = xr + (size_t)i * a->xi;
 		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
 		ti = a->n - i < MR512 ? a->n - i : MR512;
 		if (ti > 8)
@@ -280,7 +293,7 @@ tile256(const struct np *a, const float *xp, const float *wp, float *y,
 }
 
 static A256 void
-panel256(const struct np *a, int p)
+panel256(const struct np *a, const float *xr, int p)
 {
 	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
 	__m256i		mask[4];
@@ -295,7 +308,7 @@ panel256(const struct np *a, int p)
 		    mask[c]);
 	}
 	for (i = 0; i < a->n; i += MR256)
-		tile256(a, a->xr + (size_t)i * a->xi, a->w->data +
+		tile256(a, xr + (size_t)i * a->xi, a->w->data +
 		    (size_t)p * k * GEMM_NR, a->y + (size_t)i * a->ldy +
 		    p * GEMM_NR, a->n - i < MR256 ? a->n - i : MR256, mask,
 		    bias);
@@ -438,6 +451,7 @@ gemm_new(int threads, enum gemm_isa max)
 	g->started = -1;
 	g->job.runs = xaligned_alloc(64, (size_t)g->max *
 	    sizeof(*g->job.runs));
+	g->packed = xcalloc((size_t)g->max, sizeof(*g->packed));
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->go, NULL);
 	pthread_cond_init(&g->done, NULL);
@@ -463,6 +477,7 @@ gemm_free(struct gemm *g)
 	pthread_cond_destroy(&g->done);
 	free(g->tid);
 	free(g->job.runs);
+	free(g->packed);
 	free(g->xp);
 	free(g);
 }
@@ -778,16 +793,13 @@ xp_panel512(float *dst, const float *const *src, int k)
 	}
 }
 
-/* X's panel q (invariant 2). */
+/* X's panel q into dst (invariant 2). */
 static void
-xp_item(void *arg, int q, int t)
+xp_panel(const struct np *a, int q, float *dst)
 {
-	const struct np	*a = arg;
 	const float	*src[MR512];
-	float		*dst = a->xp + (size_t)q * a->mr * a->w->k;
 	int		 r, mr = a->mr;
 
-	(void)t;
 	for (r = 0; r < mr; r++)
 		src[r] = q * mr + r < a->n ?
 		    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
@@ -797,17 +809,32 @@ xp_item(void *arg, int q, int t)
 		xp_panel256(dst, src, a->w->k);
 }
 
-/* W's panel p times all of X (invariant 3). */
+static int x_panels(const struct np *);
+
+/* W's panel p times all of X (invariant 3), X packed first by a thread
+ * that has not yet (invariant 2). */
 static void
 np_item(void *arg, int p, int t)
 {
 	const struct np	*a = arg;
+	const float	*xr = a->xr;
+	float		*xp;
+	int		 q;
 
-	(void)t;
+	if (a->xp != NULL) {
+		xp = a->xp + (size_t)t * a->xp_stride;
+		if (!a->packed[t]) {
+			for (q = 0; q < x_panels(a); q++)
+				xp_panel(a, q, xp + (size_t)q * a->mr *
+				    a->w->k);
+			a->packed[t] = true;
+		}
+		xr = xp;
+	}
 	if (a->isa == GEMM_AVX512)
-		panel512(a, p);
+		panel512(a, xr, p);
 	else
-		panel256(a, p);
+		panel256(a, xr, p);
 }
 
 static int
@@ -827,13 +854,13 @@ void
 gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
     int n, const struct gemm_mat *m, float *y, int ldy)
 {
-	struct np	a = { .x = x, .xp = xp, .xr = xp, .xi = (size_t)m->k,
-			    .xs = (size_t)g->mr, .w = m, .y = y, .ldx = ldx,
-			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
-	int		q, p;
+	bool		packed = false;
+	struct np	a = { .x = x, .xp = xp, .packed = &packed,
+			    .xi = (size_t)m->k, .xs = (size_t)g->mr, .w = m,
+			    .y = y, .ldx = ldx, .ldy = ldy, .n = n,
+			    .mr = g->mr, .isa = g->isa };
+	int		p;
 
-	for (q = 0; q < x_panels(&a); q++)
-		xp_item(&a, q, 0);
 	for (p = 0; p < panels(m->out); p++)
 		np_item(&a, p, 0);
 }
@@ -863,17 +890,20 @@ gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
 {
 	struct np	a = { .x = x, .w = m, .bias = bias, .y = y, .ldx = ldx,
 			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
-	size_t		need = gemm_xp_floats(g, n, m->k);
+	/* a whole number of cache lines, so each copy starts on one */
+	size_t		need = (gemm_xp_floats(g, n, m->k) + 15) / 16 * 16;
 
 	if (need > g->xp_cap) {
 		free(g->xp);
-		g->xp = xaligned_alloc(64, need * sizeof(float));
+		g->xp = xaligned_alloc(64, (size_t)g->max * need *
+		    sizeof(float));
 		g->xp_cap = need;
 	}
+	memset(g->packed, 0, (size_t)g->max * sizeof(*g->packed));
 	a.xp = g->xp;
-	a.xr = a.xp;
+	a.xp_stride = g->xp_cap;
+	a.packed = g->packed;
 	a.xi = (size_t)m->k;
 	a.xs = (size_t)g->mr;
-	gemm_run(g, threads, x_panels(&a), xp_item, &a);
 	gemm_run(g, threads, panels(m->out), np_item, &a);
 }
