@@ -166,6 +166,7 @@ struct np {
 	size_t			 xi, xs;
 	const struct gemm_mat	*w;
 	const float		*bias;		/* [w->out] or NULL */
+	gemm_post_fn		*post;		/* or NULL */
 	float			*y;
 	int			 ldx, ldy, n, mr;
 	enum gemm_isa		 isa;
@@ -835,6 +836,9 @@ np_item(void *arg, int p, int t)
 		panel512(a, xr, p);
 	else
 		panel256(a, xr, p);
+	if (a->post != NULL)
+		a->post(a->y + p * GEMM_NR, a->n, a->w->out - p * GEMM_NR <
+		    GEMM_NR ? a->w->out - p * GEMM_NR : GEMM_NR, a->ldy);
 }
 
 static int
@@ -886,9 +890,11 @@ gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
 
 void
 gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
-    const struct gemm_mat *m, const float *bias, float *y, int ldy)
+    const struct gemm_mat *m, const float *bias, gemm_post_fn *post,
+    float *y, int ldy)
 {
-	struct np	a = { .x = x, .w = m, .bias = bias, .y = y, .ldx = ldx,
+	struct np	a = { .x = x, .w = m, .bias = bias, .post = post,
+			    .y = y, .ldx = ldx,
 			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
 	/* a whole number of cache lines, so each copy starts on one */
 	size_t		need = (gemm_xp_floats(g, n, m->k) + 15) / 16 * 16;

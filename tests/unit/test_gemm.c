@@ -83,7 +83,7 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 	parts[0] = w;
 	m = packed(g, 1, parts, &out, 1, k);
 	if (threads > 0) {
-		gemm_np(g, threads, x, k, n, &m, bias, y, ldy);
+		gemm_np(g, threads, x, k, n, &m, bias, NULL, y, ldy);
 	} else if (threads < 0) {
 		xt = xreallocarray(NULL, (size_t)k * ldxt, sizeof(*xt));
 		for (j = 0; j < k; j++)
