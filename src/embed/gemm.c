@@ -55,17 +55,18 @@
  *     it: a worker that the kernel took off its core mid-item would
  *     otherwise be waited for by a core it could have had.
  *  8. The workers run only while they pay (struct pace). On a busy
- *     machine a worker gets a core late or loses it mid-item, and a
- *     second thread then costs more than it brings. So every job on
- *     several threads books what the workers did (their items, priced
- *     at the caller's own time per item) against what the caller lost
- *     waiting for them; a window of jobs whose workers brought less than
- *     PACE_MIN_GAIN of its time sends the pool solo for a while (5 ms,
- *     doubling while it keeps losing, up to 1 s), after which a window
- *     on all threads measures again. This is the load the process
- *     actually gets, not the core count or the load average: the
- *     results are the same either way (invariant 1 holds per output,
- *     whatever thread computes it), only the time differs.
+ *     machine a worker gets a core late or loses it mid-item, and more
+ *     threads then cost more than they bring. So every job on several
+ *     threads books what the workers did (their items, priced at the
+ *     caller's own time per item) against what the caller lost waiting
+ *     for them; a window of jobs whose workers brought less than
+ *     PACE_MIN_GAIN of its time halves the threads for a spell (5 ms,
+ *     doubling while windows keep losing, up to 1 s; down to the caller
+ *     alone), after which a window on every thread measures again. This
+ *     is the load the process actually gets, not the core count or the
+ *     load average: the results are the same either way (invariant 1
+ *     holds per output, whatever thread computes it), only the time
+ *     differs.
  */
 #include "embed/gemm.h"
 
@@ -85,11 +86,11 @@
  * past that, a worker still inside one is off its core (invariant 7) */
 #define GEMM_CLOSE_NS	100000
 /* invariant 8: jobs per measuring window, the share of the window's time
- * the workers must save, and the solo spell's first and longest length */
+ * the workers must save, and a spell's first and longest length */
 #define PACE_WINDOW	16
 #define PACE_MIN_GAIN	0.10
-#define PACE_SOLO_NS	5000000LL
-#define PACE_SOLO_MAX_NS 1000000000LL
+#define PACE_SPELL_NS	5000000LL
+#define PACE_SPELL_MAX_NS 1000000000LL
 
 /* g->state: generation << 32 | STATE_CLOSED | workers in the job */
 #define STATE_CLOSED	0x80000000u
@@ -111,16 +112,18 @@ struct run {
 };
 
 /*
- * Invariant 8's books: the window being measured, and the solo spell.
- * Only the calling thread touches them.
+ * Invariant 8's books: the window being measured, and the spell of fewer
+ * threads. Only the calling thread touches them.
  */
 struct pace {
 	int		 jobs;		/* in the window so far */
+	int		 wide;		/* most threads a job of it used */
 	long long	 spent_ns;	/* the window's jobs, start to close */
 	double		 gain_ns;	/* what the workers saved them */
-	long long	 solo_until;	/* monotonic ns; 0: not solo */
-	long long	 solo_ns;	/* the next solo spell's length */
-	long long	 solo_spells;	/* since gemm_new, for gemm_stats */
+	int		 cap;		/* threads during the spell; 0: none */
+	long long	 until;		/* the spell's end, monotonic ns */
+	long long	 spell_ns;	/* the next spell's length */
+	long long	 spells;	/* since gemm_new, for gemm_spells */
 };
 
 struct job {
@@ -456,7 +459,7 @@ gemm_new(int threads, enum gemm_isa max)
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->go, NULL);
 	pthread_cond_init(&g->done, NULL);
-	g->pace.solo_ns = PACE_SOLO_NS;
+	g->pace.spell_ns = PACE_SPELL_NS;
 	return g;
 }
 
@@ -523,38 +526,42 @@ pace_threads(struct gemm *g, int threads, long long now)
 {
 	struct pace	*p = &g->pace;
 
-	if (threads <= 1 || p->solo_until == 0)
+	if (p->cap == 0)
 		return threads;
-	if (now < p->solo_until)
-		return 1;
-	p->solo_until = 0;	/* the spell is over: measure again */
-	return threads;
+	if (now >= p->until) {
+		p->cap = 0;	/* the spell is over: measure every thread */
+		return threads;
+	}
+	return threads < p->cap ? threads : p->cap;
 }
 
 /*
- * Book one job run on several threads: it took spent ns from its start to
+ * Book one job run on threads threads: it took spent ns from its start to
  * its close, the caller did mine of its items in mine_ns and waited
  * wait_ns for the workers, who did the rest.
  */
 static void
-pace_book(struct gemm *g, int items, int mine, long long mine_ns,
-    long long spent, long long wait_ns, long long now)
+pace_book(struct gemm *g, int threads, int items, int mine,
+    long long mine_ns, long long spent, long long wait_ns, long long now)
 {
 	struct pace	*p = &g->pace;
 	double		 per_item = mine > 0 ? (double)mine_ns / mine : 0;
 
 	p->spent_ns += spent;
 	p->gain_ns += (items - mine) * per_item - (double)wait_ns;
+	if (threads > p->wide)
+		p->wide = threads;
 	if (++p->jobs < PACE_WINDOW)
 		return;
 	if (p->gain_ns < PACE_MIN_GAIN * (double)p->spent_ns) {
-		p->solo_until = now + p->solo_ns;
-		p->solo_spells++;
-		if (p->solo_ns < PACE_SOLO_MAX_NS)
-			p->solo_ns *= 2;
-	} else
-		p->solo_ns = PACE_SOLO_NS;
-	p->jobs = 0;
+		p->cap = p->wide / 2;
+		p->until = now + p->spell_ns;
+		p->spells++;
+		if (p->spell_ns < PACE_SPELL_MAX_NS)
+			p->spell_ns *= 2;
+	} else if (p->cap == 0)
+		p->spell_ns = PACE_SPELL_NS;	/* every thread paid */
+	p->jobs = p->wide = 0;
 	p->spent_ns = 0;
 	p->gain_ns = 0;
 }
@@ -594,14 +601,14 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 	atomic_fetch_or(&g->state, STATE_CLOSED);
 	wait_workers(g, closed);
 	took = closed - took;
-	pace_book(g, items, mine, took, closed - start, now_ns() - closed,
-	    closed);
+	pace_book(g, threads, items, mine, took, closed - start,
+	    now_ns() - closed, closed);
 }
 
 long long
-gemm_solo_spells(const struct gemm *g)
+gemm_spells(const struct gemm *g)
 {
-	return g->pace.solo_spells;
+	return g->pace.spells;
 }
 
 /* ---- packing ---- */

@@ -119,8 +119,8 @@ typedef void	gemm_item_fn(void *arg, int item, int t);
 void	gemm_run(struct gemm *, int threads, int items, gemm_item_fn *,
 	    void *arg);
 
-/* How many times the pool has gone solo because its workers did not pay
- * (gemm.c invariant 8): for tests and benchmarks. */
-long long	gemm_solo_spells(const struct gemm *);
+/* How many times the pool has cut its threads because its workers did
+ * not pay (gemm.c invariant 8): for tests and benchmarks. */
+long long	gemm_spells(const struct gemm *);
 
 #endif

@@ -7,7 +7,7 @@
  * transposed in place; stacked
  * sources pack as one matrix; a packed copy that no longer matches
  * its weights is noticed; and a pool whose worker holds every job up
- * goes on alone, each item still done exactly once.
+ * cuts its threads, each item still done exactly once.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -193,10 +193,11 @@ test_a_packed_copy_of_other_weights_is_noticed(void)
 	gemm_free(g);
 }
 
-/* A job's items: each counts its runs; the worker's take a millisecond,
- * as if the system kept taking that thread off its core. */
+/* A job's items: each counts its runs; the slow thread's take a
+ * millisecond, as if the system kept taking that thread off its core. */
 #define SLOW_ITEMS	8
 static atomic_int	slow_runs[SLOW_ITEMS];
+static int		slow_thread;
 
 static void
 slow_worker_item(void *arg, int i, int t)
@@ -204,30 +205,38 @@ slow_worker_item(void *arg, int i, int t)
 	struct timespec	ms = { 0, 1000000 };
 
 	(void)arg;
-	if (t != 0)
+	if (t == slow_thread)
 		nanosleep(&ms, NULL);
 	atomic_fetch_add(&slow_runs[i], 1);
 }
 
 static void
-test_a_worker_that_holds_jobs_up_sends_the_pool_solo(void)
+test_a_worker_that_holds_jobs_up_cuts_the_threads(void)
 {
-	struct gemm	*g = gemm_new(2, GEMM_AVX512);
-	int		 i, jobs = 64;
+	static const int	pools[][2] = { { 2, 1 }, { 4, 3 } };
+	struct gemm		*g;
+	size_t			 c;
+	int			 i, jobs = 64;
 
-	if (g == NULL)
-		return;
-	for (i = 0; i < jobs; i++)
-		gemm_run(g, 2, SLOW_ITEMS, slow_worker_item, NULL);
-	for (i = 0; i < SLOW_ITEMS; i++)
-		CHECK_INT(atomic_load(&slow_runs[i]), jobs);
-	CHECK(gemm_solo_spells(g) >= 1);
-	gemm_free(g);
+	for (c = 0; c < sizeof(pools) / sizeof(pools[0]); c++) {
+		if ((g = gemm_new(pools[c][0], GEMM_AVX512)) == NULL)
+			return;
+		slow_thread = pools[c][1];
+		for (i = 0; i < SLOW_ITEMS; i++)
+			atomic_store(&slow_runs[i], 0);
+		for (i = 0; i < jobs; i++)
+			gemm_run(g, pools[c][0], SLOW_ITEMS,
+			    slow_worker_item, NULL);
+		for (i = 0; i < SLOW_ITEMS; i++)
+			CHECK_INT(atomic_load(&slow_runs[i]), jobs);
+		CHECK(gemm_spells(g) >= 1);
+		gemm_free(g);
+	}
 }
 
 CHECK_MAIN(
 	TEST(test_products_match_plain_loops_at_every_edge),
 	TEST(test_stacked_sources_pack_as_one_matrix),
 	TEST(test_a_packed_copy_of_other_weights_is_noticed),
-	TEST(test_a_worker_that_holds_jobs_up_sends_the_pool_solo)
+	TEST(test_a_worker_that_holds_jobs_up_cuts_the_threads)
 )
