@@ -62,7 +62,10 @@
  *     for them; a window of jobs whose workers brought less than
  *     PACE_MIN_GAIN of its time halves the threads for a spell (5 ms,
  *     doubling while windows keep losing, up to 1 s; down to the caller
- *     alone), after which a window on every thread measures again. This
+ *     alone), after which a window on every thread measures again. Jobs
+ *     that wake workers from their sleep are not booked: a worker's wake
+ *     is the kernel's latency, not the load, and on a quiet machine it
+ *     made the first window after every pause lose. This
  *     is the load the process actually gets, not the core count or the
  *     load average: the results are the same either way (invariant 1
  *     holds per output, whatever thread computes it), only the time
@@ -91,6 +94,10 @@
 #define PACE_MIN_GAIN	0.10
 #define PACE_SPELL_NS	5000000LL
 #define PACE_SPELL_MAX_NS 1000000000LL
+/* the first jobs on several threads after this long without one: the
+ * workers may be asleep (GEMM_SPIN runs out in ~0.1 ms) */
+#define PACE_IDLE_NS	100000LL
+#define PACE_WAKE_JOBS	2
 
 /* g->state: generation << 32 | STATE_CLOSED | workers in the job */
 #define STATE_CLOSED	0x80000000u
@@ -121,6 +128,8 @@ struct pace {
 	long long	 spent_ns;	/* the window's jobs, start to close */
 	double		 gain_ns;	/* what the workers saved them */
 	int		 cap;		/* threads during the spell; 0: none */
+	int		 waking;	/* jobs still not to book */
+	long long	 last_wide;	/* the last job on several threads */
 	long long	 until;		/* the spell's end, monotonic ns */
 	long long	 spell_ns;	/* the next spell's length */
 	long long	 spells;	/* since gemm_new, for gemm_spells */
@@ -547,6 +556,13 @@ pace_book(struct gemm *g, int threads, int items, int mine,
 	struct pace	*p = &g->pace;
 	double		 per_item = mine > 0 ? (double)mine_ns / mine : 0;
 
+	if (now - spent - p->last_wide > PACE_IDLE_NS)
+		p->waking = PACE_WAKE_JOBS;
+	p->last_wide = now;
+	if (p->waking > 0) {
+		p->waking--;
+		return;
+	}
 	p->spent_ns += spent;
 	p->gain_ns += (items - mine) * per_item - (double)wait_ns;
 	if (threads > p->wide)
