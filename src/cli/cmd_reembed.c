@@ -101,7 +101,7 @@ cmd_reembed_exec(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	r.space.dim = model_dim(run.model);
 	r.space.tag = model_tag(run.model);
-	r.all = cli_flag(ctx, "--all");
+	r.rows = cli_flag(ctx, "--all") ? STORE_ROWS_ALL : STORE_ROWS_OTHER;
 	r.batch = REEMBED_BATCH;
 	r.embed = embed;
 	r.progress = progress;

@@ -24,30 +24,31 @@
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
-/* The model, opened on the first memory that needs a vector. */
+/* The model, opened when the first memory needs a vector. */
 struct lazy_model {
 	struct model_opts	 o;
 	struct model		*m;	/* owned */
 };
 
 static int
-embed_passage(void *arg, const char *text, float **vec, int *dim,
-    const char **model, struct err *err)
+open_model(void *arg, struct store_space *sp, struct err *err)
 {
 	struct lazy_model	*lm = arg;
 
 	if (lm->m == NULL && model_open(&lm->o, &lm->m, err) != 0)
 		return -1;
-	*dim = model_dim(lm->m);
-	*vec = xcalloc((size_t)*dim, sizeof(**vec));
-	*model = model_tag(lm->m);
-	if (model_embed(lm->m, text, strlen(text), EMBED_PASSAGE, *vec,
-	    err) != 0) {
-		free(*vec);
-		*vec = NULL;
-		return -1;
-	}
+	sp->dim = model_dim(lm->m);
+	sp->tag = model_tag(lm->m);
 	return 0;
+}
+
+static int
+embed_passages(void *arg, const char *const *texts, size_t n, float *out,
+    struct err *err)
+{
+	struct lazy_model	*lm = arg;
+
+	return model_embed_batch(lm->m, texts, n, EMBED_PASSAGE, out, err);
 }
 
 /* --private / --share <label>: one row of thatch_sync_private. */
@@ -174,7 +175,8 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	o.force = cli_flag(ctx, "--force");
 	model_opts_init(&lm.o, &ctx->paths);
 	lm.o.progress = !bg;
-	o.embedder.embed = embed_passage;
+	o.embedder.open = open_model;
+	o.embedder.embed = embed_passages;
 	o.embedder.arg = &lm;
 	stamp[0] = '\0';
 	if (bg)
