@@ -32,30 +32,31 @@
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
-/* The model, opened on the first memory that needs a vector. */
+/* The model, opened when the first memory needs a vector. */
 struct lazy_model {
 	struct model_opts	 o;
 	struct model		*m;	/* owned */
 };
 
 static int
-embed_passage(void *arg, const char *text, float **vec, int *dim,
-    const char **model, struct err *err)
+open_model(void *arg, struct store_space *sp, struct err *err)
 {
 	struct lazy_model	*lm = arg;
 
 	if (lm->m == NULL && model_open(&lm->o, &lm->m, err) != 0)
 		return -1;
-	*dim = model_dim(lm->m);
-	*vec = xcalloc((size_t)*dim, sizeof(**vec));
-	*model = model_tag(lm->m);
-	if (model_embed(lm->m, text, strlen(text), EMBED_PASSAGE, *vec,
-	    err) != 0) {
-		free(*vec);
-		*vec = NULL;
-		return -1;
-	}
+	sp->dim = model_dim(lm->m);
+	sp->tag = model_tag(lm->m);
 	return 0;
+}
+
+static int
+embed_passages(void *arg, const char *const *texts, size_t n, float *out,
+    struct err *err)
+{
+	struct lazy_model	*lm = arg;
+
+	return model_embed_batch(lm->m, texts, n, EMBED_PASSAGE, out, err);
 }
 
 /* --private / --share <label>: one row of thatch_sync_private. */
@@ -144,8 +145,9 @@ print_report(FILE *fp, const struct sync_opts *o,
 	add_lines(&out, pre.buf, rep->secrets.buf,
 	    " (thatch sync --force sends it)");
 	if (rep->unembedded > 0) {
-		sbuf_addf(&out, "%s%zu memories have no vector yet (", pre.buf,
-		    rep->unembedded);
+		sbuf_addf(&out, "%s%zu memor%s no vector yet (", pre.buf,
+		    rep->unembedded, rep->unembedded == 1 ? "y has" :
+		    "ies have");
 		utf8_addf(&out, "%s): recall finds them by their words until "
 		    "the next sync embeds them\n", rep->embed_err.buf);
 	}
@@ -188,7 +190,8 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	o.force = cli_flag(ctx, "--force");
 	model_opts_init(&lm.o, &ctx->paths);
 	lm.o.progress = !bg;
-	o.embedder.embed = embed_passage;
+	o.embedder.open = open_model;
+	o.embedder.embed = embed_passages;
 	o.embedder.arg = &lm;
 	stamp[0] = '\0';
 	if (bg)
@@ -222,7 +225,7 @@ const struct cmd_entry cmd_sync_entry = {
 	.args = "[store]",
 	.max_args = 1,
 	.opts = sync_opts,
-	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR THATCH_MODEL",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "thatch sync --status",
 	.summary = "share the project's memories through its git remote",
 	.flags = CMD_STORE,

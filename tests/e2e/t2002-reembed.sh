@@ -84,8 +84,8 @@ q "INSERT OR IGNORE INTO stores(name) VALUES ('bulk');
 	randomblob(128), '$A' FROM c"
 bulk_new() { q "SELECT count(*) FROM entries WHERE store = 'bulk' AND model = '$B'"; }
 started() { [ "$(bulk_new)" -gt 0 ]; }
-# the binary itself, not the thatch function: $! must be the process
-# that kill -9 ends, not a subshell whose child would run on
+# the binary itself, not the thatch function: a function sent to the
+# background is a subshell, and kill -9 of it would leave reembed running
 "$THATCH_BIN" reembed bulk >/dev/null 2>&1 &
 pid=$!
 wait_for "the reembed writes its first batch" 60 started
