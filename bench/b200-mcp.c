@@ -7,7 +7,9 @@
  *	write N memories with unit 384-dim vectors into STORE of DB by direct
  *	store calls: THEMES 0 gives independent random vectors; THEMES k > 0
  *	gives k random centres plus NOISE-scaled Gaussian noise (near-
- *	duplicates, for the hygiene benchmark).
+ *	duplicates, for the hygiene benchmark). The rows are tagged with
+ *	THATCH_MODEL when it is set, as the server's model tags its own
+ *	(a folder is its own tag): rows of another tag are not searched.
  *   b200-mcp serve THATCH STORE ROUNDS [LABEL]
  *	spawn `THATCH mcp` (environment inherited: THATCH_DB_PATH,
  *	THATCH_MODEL, THATCH_WARMUP) and print initialize, recall and
@@ -53,8 +55,10 @@ populate(const char *db, const char *store, int n, int themes, double noise)
 	enum store_write_result	 res;
 	float			*centres, v[DIM];
 	char			 label[64], content[128];
+	const char		*tag = getenv("THATCH_MODEL");
 	struct store_write	 w = { .store = store, .vec = v, .dim = DIM,
-				    .model = "Xenova/bge-small-en-v1.5",
+				    .model = tag && *tag ? tag :
+				    "Xenova/bge-small-en-v1.5",
 				    .archived = -1,
 				    .now = "2025-01-01T00:00:00.000Z" };
 	int			 i, k;
