@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # bench/lib.sh — what the benchmark scripts share (sourced, POSIX sh, from
 # the repository's root): the random bge-small model, its ONNX export and
 # the JavaScript side (transformers.js, Bun) for the comparisons, the load
@@ -27,6 +28,7 @@ bench_js_missing() {
 	[ -d bench/js/node_modules/@huggingface/transformers ] ||
 	    (cd bench/js && npm ci --ignore-scripts --no-audit --no-fund >/dev/null 2>&1) ||
 	    { echo "npm could not install bench/js (transformers.js)"; return; }
+	# shellcheck disable=SC3013 # -nt: dash and bash have it
 	[ -f $BENCH_ONNX/onnx/model.onnx ] && [ $BENCH_ONNX/onnx/model.onnx -nt $BENCH_MODEL/model.safetensors ] ||
 	    /usr/bin/python3 bench/onnx-bert $BENCH_MODEL $BENCH_ONNX >/dev/null ||
 	    echo "bench/onnx-bert failed"
