@@ -108,7 +108,7 @@ main(int argc, char **argv)
 	struct err		 err;
 	struct text		 texts[MAX_TEXTS];
 	struct bench_ticks	 ticks = bench_ticks();
-	double			*t, *cpu, t0, c0;
+	double			*t, *cpu, t0;
 	float			*v;
 	int			 rounds, n, i, r;
 
@@ -138,11 +138,10 @@ main(int argc, char **argv)
 
 		model_embed(m, s, strlen(s), EMBED_PASSAGE, v, &err);
 		for (r = 0; r < rounds; r++) {
-			t0 = bench_now_ms();
-			c0 = bench_cpu_ms();
+			struct bench_mark	mark = bench_mark();
+
 			model_embed(m, s, strlen(s), EMBED_PASSAGE, v, &err);
-			t[r] = bench_now_ms() - t0;
-			cpu[r] = bench_cpu_ms() - c0;
+			t[r] = bench_since(mark, &cpu[r]);
 		}
 		bench_record(texts[i].name, t, cpu, rounds);
 		free(texts[i].name);

@@ -69,6 +69,25 @@ bench_cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The start of a timed call: wall and CPU clocks now. */
+struct bench_mark {
+	double	wall, cpu;
+};
+
+static inline struct bench_mark
+bench_mark(void)
+{
+	return (struct bench_mark){ bench_now_ms(), bench_cpu_ms() };
+}
+
+/* Wall ms since m; the CPU ms since m into *cpu. */
+static inline double
+bench_since(struct bench_mark m, double *cpu)
+{
+	*cpu = bench_cpu_ms() - m.cpu;
+	return bench_now_ms() - m.wall;
+}
+
 /* qsort comparator for double samples. */
 static inline int
 bench_cmp(const void *a, const void *b)

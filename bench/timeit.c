@@ -1,13 +1,15 @@
 /*
  * timeit.c — a command's cold latency as bench_record reports it: run
- * CMD ROUNDS times (after one untimed run), stdout to /dev/null, and time
- * each from fork to exit, wall and the child's CPU (user + system, every
- * thread, from wait4). For cold `thatch search` and `thatch list` under
+ * CMD ROUNDS times after one untimed run, and time each from fork to
+ * exit, wall and the child's CPU (user + system, every thread, from
+ * wait4). Output goes to /dev/null, but for the untimed run's stderr,
+ * which tells why a command failed. For cold `thatch search` and `thatch list` under
  * load and quiet (bench/b150-load.sh).
  *
  *   timeit NAME ROUNDS CMD [ARG...]
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -18,7 +20,7 @@
 
 /* One run of argv; its CPU ms in *cpu. Exits when it fails. */
 static double
-run(char **argv, double *cpu)
+run(char **argv, bool quiet, double *cpu)
 {
 	struct rusage	ru;
 	double		t0 = bench_now_ms();
@@ -29,6 +31,8 @@ run(char **argv, double *cpu)
 		int	null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 1);
+		if (quiet)
+			dup2(null, 2);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -54,9 +58,9 @@ main(int argc, char **argv)
 	}
 	wall = calloc((size_t)rounds, sizeof(*wall));
 	cpu = calloc((size_t)rounds, sizeof(*cpu));
-	run(argv + 3, &cpu[0]);
+	run(argv + 3, false, &cpu[0]);
 	for (i = 0; i < rounds; i++)
-		wall[i] = run(argv + 3, &cpu[i]);
+		wall[i] = run(argv + 3, true, &cpu[i]);
 	bench_record(argv[1], wall, cpu, rounds);
 	free(wall);
 	free(cpu);
