@@ -29,6 +29,7 @@
 #				 (default "embed mcp original")
 set -eu
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
 . bench/lib.sh
 ROUNDS=${1:-50}
 COLD=$(( ROUNDS / 2 > 2 ? ROUNDS / 2 : 3 ))
@@ -56,7 +57,7 @@ BENCH_NOTES=$tmp/notes
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 # the exported model must compute what thatch computes, or no ratio holds
-if [ -z "$js_missing" ] && ! node bench/js/embed.mjs check $BENCH_ONNX \
+if [ -z "$js_missing" ] && ! node bench/js/embed.mjs check "$BENCH_ONNX" \
     bench/embed-texts.tsv "$THATCH" "$THATCH_MODEL" >"$tmp/check" 2>&1; then
 	echo "THE VECTORS DIFFER: the onnxruntime ratios below compare different computations" >>"$tmp/check"
 fi
@@ -64,14 +65,14 @@ fi
 
 # group_embed PHASE: the embedding cases
 group_embed() {
-	in_phase "$1" build/bench/b100-embed $BENCH_MODEL "$ROUNDS" \
+	in_phase "$1" build/bench/b100-embed "$BENCH_MODEL" "$ROUNDS" \
 	    bench/embed-texts.tsv
-	THATCH_THREADS=1 in_phase "$1" build/bench/b100-embed $BENCH_MODEL \
+	in_phase "$1" env THATCH_THREADS=1 build/bench/b100-embed "$BENCH_MODEL" \
 	    "$ROUNDS" bench/embed-texts.tsv
 	[ -n "$js_missing" ] && return
-	in_phase "$1" node bench/js/embed.mjs bench $BENCH_ONNX \
+	in_phase "$1" node bench/js/embed.mjs bench "$BENCH_ONNX" \
 	    bench/embed-texts.tsv "$ROUNDS"
-	in_phase "$1" node bench/js/embed.mjs bench $BENCH_ONNX \
+	in_phase "$1" node bench/js/embed.mjs bench "$BENCH_ONNX" \
 	    bench/embed-texts.tsv "$ROUNDS" 1
 }
 
@@ -96,7 +97,7 @@ group_mcp() {
 # group_original PHASE: the original's memory_remember at 1,000 memories
 group_original() {
 	[ -z "$bun_missing" ] && [ -z "$js_missing" ] || return 0
-	in_phase "$1" $BENCH_BUN bench/js/original-remember.mjs $BENCH_ONNX \
+	in_phase "$1" "$BENCH_BUN" bench/js/original-remember.mjs "$BENCH_ONNX" \
 	    "$tmp/$1-original.db" tests/fixtures/store/original.sql 1000 \
 	    "$tmp/texts.jsonl"
 }
