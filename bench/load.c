@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,11 +51,27 @@ burn(pid_t parent, double deadline)
 	_exit(0);
 }
 
-/* Is pid still there (a zombie child of someone else counts as gone)? */
+/*
+ * Is pid still there? A process killed while its parent does not reap it
+ * stays a zombie, which kill(pid, 0) still finds: /proc tells.
+ */
 static int
 alive(pid_t pid)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	char	 path[64], buf[512], *paren;
+	size_t	 n;
+	FILE	*fp;
+
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');	/* "pid (comm) S ...": comm may hold ')' */
+	return paren == NULL || paren[1] == '\0' || paren[2] != 'Z';
 }
 
 int
