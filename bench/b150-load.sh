@@ -53,6 +53,7 @@ bun_missing=$(bench_bun_missing)
 BENCH_NOTES=$tmp/notes
 : >"$BENCH_NOTES"
 [ -z "$js_missing" ] || echo "onnxruntime columns skipped: $js_missing" >>"$BENCH_NOTES"
+[ -z "$js_missing" ] || bun_missing=${bun_missing:-"it embeds with transformers.js: $js_missing"}
 [ -z "$bun_missing" ] || echo "original columns skipped: $bun_missing" >>"$BENCH_NOTES"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
@@ -136,6 +137,8 @@ printf '%s\n' "$TARGETS" | awk -F'\t' -v rec="$BENCH_RECORDS" '
 function ms(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
 function ratio(ph, c) { return (ph SUBSEP ref[c]) in med && (ph SUBSEP c) in med ? med[ph, ref[c]] / med[ph, c] : "" }
 function mark(ok) { return ok ? "✓" : "✗" }
+function who(c) { return substr(c, index(c, " | ") + 3) }
+function shown(c) { sub(/ \| /, ", ", c); return c }
 FILENAME == "-" { ref[$1] = $2; min[$1] = $3; ordered[$1] = $4; next }
 index($2, " | ") {
 	if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 }
@@ -153,7 +156,7 @@ END {
 		if (c in ref) {
 			rq = ratio("quiet", c); rl = ratio("loaded", c)
 			if (rq == "" || rl == "") {
-				t = "? (" ref[c] " not measured)"
+				t = "? (" who(ref[c]) " not measured)"
 			} else {
 				x = sprintf("%.2f× / %.2f×", rq, rl)
 				t = "≥" min[c] "×: " mark(rq >= min[c]) " " mark(rl >= min[c])
@@ -161,6 +164,6 @@ END {
 					t = t ", loaded ≥ quiet: " mark(rl >= rq)
 			}
 		}
-		printf "| %s | %s | %s | %s | %s | %s |\n", c, q, l, w, x, t
+		printf "| %s | %s | %s | %s | %s | %s |\n", shown(c), q, l, w, x, t
 	}
 }' - "$BENCH_RECORDS"
