@@ -11,7 +11,10 @@
  * Each case is a bench_record (median, p95, wall/CPU); warm search and
  * own remember are named "... N | thatch" for bench/b150-load.sh's table.
  *
- * usage: b002-search [memories] [rounds]      (default 1000 200)
+ * With "recall", only those two (bench/b150-load.sh), without the
+ * searches after a foreign commit.
+ *
+ * usage: b002-search [memories] [rounds] [recall]    (default 1000 200)
  */
 #include <math.h>
 #include <stdbool.h>
@@ -106,6 +109,13 @@ main(int argc, char **argv)
 	int			 n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1000;
 	int			 rounds = argc > 2 ? (int)strtol(argv[2], NULL, 10) :
 				    200;
+	bool			 recall_only = argc > 3 &&
+				    strcmp(argv[3], "recall") == 0;
+	static const char *const foreign_case[] = {	/* foreign()'s kinds */
+		"search after a foreign recall stamp",
+		"search after a foreign overwrite",
+		"search after a foreign insert",
+	};
 	char			 path[] = "/tmp/thatch-b002.XXXXXX", db[64], slug[32];
 	const char		*stores[] = { "acme/api", "global" };
 	float			 v[DIM], q[DIM];
@@ -124,7 +134,7 @@ main(int argc, char **argv)
 				    .rank_round3 = true };
 	double			*t, *u, *ct, *cu, first;
 	struct bench_mark	 mark, stamp;
-	int			 i;
+	int			 i, k;
 
 	if (mkdtemp(path) == NULL)
 		return 1;
@@ -187,12 +197,10 @@ main(int argc, char **argv)
 		store_hits_release(&hits);
 	}
 	report("remember+similarity", n, true, t, ct, rounds);
-	foreign(st, other, &sq, &w, 0, rounds, t, ct);
-	report("search after a foreign recall stamp", n, false, t, ct, rounds);
-	foreign(st, other, &sq, &w, 1, rounds, t, ct);
-	report("search after a foreign overwrite", n, false, t, ct, rounds);
-	foreign(st, other, &sq, &w, 2, rounds, t, ct);
-	report("search after a foreign insert", n, false, t, ct, rounds);
+	for (k = 0; k < 3 && !recall_only; k++) {
+		foreign(st, other, &sq, &w, k, rounds, t, ct);
+		report(foreign_case[k], n, false, t, ct, rounds);
+	}
 	free(cu);
 	free(ct);
 	free(u);

@@ -52,15 +52,21 @@ js_missing=$(bench_js_missing)
 bun_missing=$(bench_bun_missing)
 BENCH_NOTES=$tmp/notes
 : >"$BENCH_NOTES"
-[ -z "$js_missing" ] || echo "onnxruntime columns skipped: $js_missing" >>"$BENCH_NOTES"
-[ -z "$js_missing" ] || bun_missing=${bun_missing:-"it embeds with transformers.js: $js_missing"}
-[ -z "$bun_missing" ] || echo "original columns skipped: $bun_missing" >>"$BENCH_NOTES"
+if [ -n "$js_missing" ]; then
+	echo "onnxruntime columns skipped: $js_missing" >>"$BENCH_NOTES"
+	bun_missing=${bun_missing:-"it embeds with transformers.js: $js_missing"}
+fi
+[ -z "$bun_missing" ] ||
+    echo "original columns skipped: $bun_missing" >>"$BENCH_NOTES"
 
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+echo "machine: $(nproc) cores, $cpu," \
+    "load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 # the exported model must compute what thatch computes, or no ratio holds
 if [ -z "$js_missing" ] && ! node bench/js/embed.mjs check "$BENCH_ONNX" \
     bench/embed-texts.tsv "$THATCH" "$THATCH_MODEL" >"$tmp/check" 2>&1; then
-	echo "THE VECTORS DIFFER: the onnxruntime ratios below compare different computations" >>"$tmp/check"
+	echo "THE VECTORS DIFFER: the onnxruntime ratios below compare" \
+	    "different computations" >>"$tmp/check"
 fi
 [ ! -f "$tmp/check" ] || tee -a "$BENCH_NOTES" <"$tmp/check"
 
@@ -68,8 +74,8 @@ fi
 group_embed() {
 	in_phase "$1" build/bench/b100-embed "$BENCH_MODEL" "$ROUNDS" \
 	    bench/embed-texts.tsv
-	in_phase "$1" env THATCH_THREADS=1 build/bench/b100-embed "$BENCH_MODEL" \
-	    "$ROUNDS" bench/embed-texts.tsv
+	in_phase "$1" env THATCH_THREADS=1 build/bench/b100-embed \
+	    "$BENCH_MODEL" "$ROUNDS" bench/embed-texts.tsv
 	[ -n "$js_missing" ] && return
 	in_phase "$1" node bench/js/embed.mjs bench "$BENCH_ONNX" \
 	    bench/embed-texts.tsv "$ROUNDS"
@@ -86,7 +92,7 @@ group_mcp() {
 		echo "$n memories:"
 		in_phase "$1" build/bench/b200-mcp serve "$THATCH" bench \
 		    "$ROUNDS" "$n"
-		in_phase "$1" build/bench/b002-search "$n" "$ROUNDS"
+		in_phase "$1" build/bench/b002-search "$n" "$ROUNDS" recall
 		in_phase "$1" build/bench/timeit "cold search $n | thatch" \
 		    "$COLD" "$THATCH" search "how do we handle login errors" bench
 		[ "$n" != 10000 ] || in_phase "$1" build/bench/timeit \
@@ -98,9 +104,9 @@ group_mcp() {
 # group_original PHASE: the original's memory_remember at 1,000 memories
 group_original() {
 	[ -z "$bun_missing" ] && [ -z "$js_missing" ] || return 0
-	in_phase "$1" "$BENCH_BUN" bench/js/original-remember.mjs "$BENCH_ONNX" \
-	    "$tmp/$1-original.db" tests/fixtures/store/original.sql 1000 \
-	    "$tmp/texts.jsonl"
+	in_phase "$1" "$BENCH_BUN" bench/js/original-remember.mjs \
+	    "$BENCH_ONNX" "$tmp/$1-original.db" \
+	    tests/fixtures/store/original.sql 1000 "$tmp/texts.jsonl"
 }
 
 for g in ${B150_GROUPS:-embed mcp original}; do
@@ -121,7 +127,8 @@ done
 
 echo
 cat "$BENCH_NOTES"
-echo "load: $(nproc) busy processes (bench/load) in the loaded passes; rounds $ROUNDS, cold commands $COLD"
+echo "load: ${B150_LOAD_PROCS:-$(nproc)} busy processes (bench/load) in the" \
+    "loaded passes; rounds $ROUNDS, cold commands $COLD"
 echo
 # The table. TARGETS: case, its reference, the ratio it must reach quiet
 # and loaded (reference median / case median), and whether the loaded
@@ -134,8 +141,19 @@ embed ~82 tok | thatch 1t	embed ~82 tok | onnxruntime 1t	1	no
 embed ~252 tok | thatch 1t	embed ~252 tok | onnxruntime 1t	1	no
 memory_remember 1000 | thatch	memory_remember 1000 | original	4	no"
 printf '%s\n' "$TARGETS" | awk -F'\t' -v rec="$BENCH_RECORDS" '
-function ms(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
-function ratio(ph, c) { return (ph SUBSEP ref[c]) in med && (ph SUBSEP c) in med ? med[ph, ref[c]] / med[ph, c] : "" }
+# a time with three significant figures or so
+function ms(x) {
+	return x >= 100 ? sprintf("%.0f", x) : \
+	    x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x)
+}
+function has(ph, c) { return (ph SUBSEP c) in med }
+# how many times faster case c is than its reference in phase ph, or ""
+function ratio(ph, c) {
+	return has(ph, ref[c]) && has(ph, c) ? med[ph, ref[c]] / med[ph, c] : ""
+}
+function times(ph, c) {
+	return has(ph, c) ? ms(med[ph, c]) " / " ms(p95[ph, c]) : "—"
+}
 function mark(ok) { return ok ? "✓" : "✗" }
 function who(c) { return substr(c, index(c, " | ") + 3) }
 function shown(c) { sub(/ \| /, ", ", c); return c }
@@ -145,13 +163,12 @@ index($2, " | ") {
 	med[$1, $2] = $4; p95[$1, $2] = $5; wc[$1, $2] = $7 > 0 ? $6 / $7 : 0
 }
 END {
-	print "| case | quiet median / p95 ms | loaded median / p95 ms | wall/CPU quiet / loaded | × vs reference quiet / loaded | target |"
+	print "| case | quiet median / p95 ms | loaded median / p95 ms " \
+	    "| wall/CPU quiet / loaded | × vs reference quiet / loaded " \
+	    "| target |"
 	print "| --- | --- | --- | --- | --- | --- |"
 	for (i = 1; i <= n; i++) {
 		c = order[i]
-		q = ("quiet" SUBSEP c) in med ? ms(med["quiet", c]) " / " ms(p95["quiet", c]) : "—"
-		l = ("loaded" SUBSEP c) in med ? ms(med["loaded", c]) " / " ms(p95["loaded", c]) : "—"
-		w = sprintf("%.2f / %.2f", wc["quiet", c], wc["loaded", c])
 		x = "—"; t = ""
 		if (c in ref) {
 			rq = ratio("quiet", c); rl = ratio("loaded", c)
@@ -159,11 +176,14 @@ END {
 				t = "? (" who(ref[c]) " not measured)"
 			} else {
 				x = sprintf("%.2f× / %.2f×", rq, rl)
-				t = "≥" min[c] "×: " mark(rq >= min[c]) " " mark(rl >= min[c])
+				t = "≥" min[c] "×: " mark(rq >= min[c]) " " \
+				    mark(rl >= min[c])
 				if (ordered[c] == "yes")
 					t = t ", loaded ≥ quiet: " mark(rl >= rq)
 			}
 		}
-		printf "| %s | %s | %s | %s | %s | %s |\n", shown(c), q, l, w, x, t
+		printf "| %s | %s | %s | %.2f / %.2f | %s | %s |\n", shown(c),
+		    times("quiet", c), times("loaded", c), wc["quiet", c],
+		    wc["loaded", c], x, t
 	}
 }' - "$BENCH_RECORDS"

@@ -21,24 +21,32 @@ bench_model() {
 
 # Why the comparisons with transformers.js cannot run, or nothing: they
 # need Debian's python3-onnx (for bench/onnx-bert) and npm (for bench/js).
+# Installs bench/js and exports the model when they are missing or stale.
 bench_js_missing() {
-	/usr/bin/python3 -c 'import onnx' 2>/dev/null ||
-	    { echo "python3-onnx is not installed (apt-get install python3-onnx)"; return; }
+	if ! /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+		echo "python3-onnx is not installed (apt-get install python3-onnx)"
+		return
+	fi
 	command -v npm >/dev/null || { echo "npm is not installed"; return; }
-	[ -d bench/js/node_modules/@huggingface/transformers ] ||
-	    (cd bench/js && npm ci --ignore-scripts --no-audit --no-fund >/dev/null 2>&1) ||
-	    { echo "npm could not install bench/js (transformers.js)"; return; }
+	if [ ! -d bench/js/node_modules/@huggingface/transformers ] &&
+	    ! (cd bench/js && npm ci --ignore-scripts --no-audit --no-fund \
+	    >/dev/null 2>&1); then
+		echo "npm could not install bench/js (transformers.js)"
+		return
+	fi
 	# shellcheck disable=SC3013 # -nt: dash and bash have it
-	[ -f $BENCH_ONNX/onnx/model.onnx ] && [ $BENCH_ONNX/onnx/model.onnx -nt $BENCH_MODEL/model.safetensors ] ||
-	    /usr/bin/python3 bench/onnx-bert $BENCH_MODEL $BENCH_ONNX >/dev/null ||
-	    echo "bench/onnx-bert failed"
+	[ $BENCH_ONNX/onnx/model.onnx -nt $BENCH_MODEL/model.safetensors ] ||
+	    /usr/bin/python3 bench/onnx-bert $BENCH_MODEL $BENCH_ONNX \
+	    >/dev/null || echo "bench/onnx-bert failed"
 }
 
 # Why the original's side cannot run, or nothing: its runtime is Bun from
 # npm (tests/hosts/original), installed as the compatibility tests do.
 bench_bun_missing() {
-	{ [ -x $BENCH_BUN ] || (cd tests/hosts/original && npm install --no-audit --no-fund >/dev/null 2>&1); } &&
-	    $BENCH_BUN --version >/dev/null 2>&1 || echo "npm could not install Bun, the original's runtime"
+	[ -x $BENCH_BUN ] || (cd tests/hosts/original &&
+	    npm install --no-audit --no-fund >/dev/null 2>&1) || true
+	$BENCH_BUN --version >/dev/null 2>&1 ||
+	    echo "npm could not install Bun, the original's runtime"
 }
 
 # load_start: two (one per core) busy processes in the background, for at
@@ -65,7 +73,12 @@ in_phase() {
 	shift
 	{ "$@" || echo "@FAILED $*"; } | awk -v ph="$_phase" \
 	    -v rec="$BENCH_RECORDS" -v notes="$BENCH_NOTES" '
-	    /^@FAILED/ { s = "failed (" ph "): " substr($0, 9); print "  " s; print s >> notes; next }
+	    /^@FAILED/ {
+		s = "failed (" ph "): " substr($0, 9)
+		print "  " s
+		print s >> notes
+		next
+	    }
 	    /^@\t/ { print ph "\t" substr($0, 3) >> rec; next }
 	    { print; fflush() }'
 }

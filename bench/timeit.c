@@ -3,8 +3,8 @@
  * CMD ROUNDS times after one untimed run, and time each from fork to
  * exit, wall and the child's CPU (user + system, every thread, from
  * wait4). Output goes to /dev/null, but for the untimed run's stderr,
- * which tells why a command failed. For cold `thatch search` and `thatch list` under
- * load and quiet (bench/b150-load.sh).
+ * which tells why a command failed. For cold `thatch search` and
+ * `thatch list` under load and quiet (bench/b150-load.sh).
  *
  *   timeit NAME ROUNDS CMD [ARG...]
  */
