@@ -33,7 +33,7 @@ struct watch_runner {
 	void	 *ud;
 };
 
-/* The real one: spawn_capture of gh (60 s limit) and of bash -c. */
+/* The real one: spawn_capture of gh (60 s limit), spawn_quiet of bash -c. */
 struct watch_runner watch_runner_system(void);
 
 #define WATCH_MAX_PER_SESSION	20

@@ -18,8 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -34,7 +36,7 @@ child_exec(const char *const argv[], const char *dir, int infd, int outfd,
 {
 	int	null, e;
 
-	null = open("/dev/null", O_RDWR);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);	/* dup2 keeps its copies */
 	dup2(infd >= 0 ? infd : null, 0);
 	dup2(errfd >= 0 ? errfd : null, 2);
 	dup2(outfd, 1);
@@ -189,6 +191,77 @@ spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
 	struct spawn_io	io = { NULL, 0, out, NULL };
 
 	return spawn_run(argv, dir, timeout_ms, &io, status, err);
+}
+
+/*
+ * Wait until pid has exited or deadline (monotonic ms) passes, without
+ * reaping it: while it is a zombie its id, and so its process group's, is
+ * not reused, so killing the group afterwards cannot hit a stranger.
+ * False when it is still running.
+ */
+static bool
+exited_by(pid_t pid, int64_t deadline)
+{
+	struct timespec	nap = { 0, 1000000L };	/* 1 ms, doubling to 64 */
+	siginfo_t	info;
+
+	for (;;) {
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG |
+		    WNOWAIT) == 0 ? info.si_pid == pid : errno != EINTR)
+			return true;
+		if (clock_mono_ms() >= deadline)
+			return false;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 64000000L)
+			nap.tv_nsec *= 2;
+	}
+}
+
+int
+spawn_quiet(const char *const argv[], const char *dir, int timeout_ms,
+    int *status, struct err *err)
+{
+	int	 errp[2], e, wst = 0, null;
+	int64_t	 deadline = clock_mono_ms() + timeout_ms;
+	pid_t	 pid;
+	bool	 exited;
+
+	if (pipe(errp) != 0)
+		return err_errno(err, "cannot create a pipe");
+	fcntl(errp[0], F_SETFD, FD_CLOEXEC);
+	fcntl(errp[1], F_SETFD, FD_CLOEXEC);
+	if ((pid = fork()) < 0) {
+		close(errp[0]);
+		close(errp[1]);
+		return err_errno(err, "cannot run '%s'", argv[0]);
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		child_exec(argv, dir, -1, null, -1, errp[1]);
+	}
+	setpgid(pid, pid);	/* both sides: no race with the kill below */
+	close(errp[1]);
+	exited = exited_by(pid, deadline);
+	kill(-pid, SIGKILL);	/* what it left behind, or all of it */
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	e = 0;
+	if (read(errp[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		close(errp[0]);
+		errno = e;
+		return err_errno(err, "cannot run '%s'%s%s", argv[0],
+		    dir ? " in " : "", dir ? dir : "");
+	}
+	close(errp[0]);
+	if (!exited)
+		*status = SPAWN_TIMED_OUT;
+	else if (WIFEXITED(wst))
+		*status = WEXITSTATUS(wst);
+	else
+		*status = 128 + WTERMSIG(wst);
+	return 0;
 }
 
 char *
