@@ -130,7 +130,7 @@ chat_tail_exec(struct cli_ctx *ctx, int argc, char **argv)
 	const char		*n = cli_opt(ctx, "-n");
 	struct timespec		 pause = { 0, TAIL_POLL_MS * 1000000L };
 	long			 limit = TAIL_DEFAULT;
-	int64_t			 last = -1;
+	int64_t			 last = -1, base;
 	char			*end = NULL;
 
 	(void)argv;
@@ -144,9 +144,13 @@ chat_tail_exec(struct cli_ctx *ctx, int argc, char **argv)
 		    "'%s'", n);
 		return CMD_USAGE;
 	}
-	if (tail_batch(ctx, &last, (int)limit) != 0 ||
-	    chat_last_id(ctx->store, &last, &ctx->err) != 0)
+	/* the newest id before the first look: a message arriving between
+	 * the look and the follow is followed, never skipped */
+	if (chat_last_id(ctx->store, &base, &ctx->err) != 0 ||
+	    tail_batch(ctx, &last, (int)limit) != 0)
 		return CMD_FAILED;
+	if (last < base)
+		last = base;
 	while (cli_flag(ctx, "-f")) {
 		while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 			;
