@@ -1120,7 +1120,9 @@ serve_line(struct opencode *oc, const char *line, size_t len, int out,
 	}
 	res = opencode_handle(oc, req);
 	text = jsonx_dump(res, 0);
-	rc = write_all(out, text, strlen(text), err);
+	rc = opencode_watch_flush(oc->watch, out, err);	/* prompts first */
+	if (rc == 0)
+		rc = write_all(out, text, strlen(text), err);
 	if (rc == 0)
 		rc = write_all(out, "\n", 1, err);
 	free(text);

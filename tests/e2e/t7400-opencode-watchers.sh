@@ -7,7 +7,8 @@
 # PR's title or a check's name; a busy one gets it in the answer to its
 # idle; a met condition ends its watcher; a deleted branch ends its
 # watcher; a deleted session's watchers are cancelled; bad targets are
-# refused; closing the plugin's pipe stops everything.
+# refused; a round waiting on a slow condition does not hold requests up;
+# closing the plugin's pipe stops everything.
 . "$(dirname "$0")/lib.sh"
 export THATCH_WARMUP=0 THATCH_WATCH_SECONDS=1
 mkdir -p bin gh proj && (cd proj && git init -q)
@@ -154,6 +155,16 @@ out("bad_repo", tool("watch_create", "S3", {"repo": "acme/api;rm -rf ~", "number
 out("bad_branch", tool("watch_branch_create", "S3", {"repo": "acme/api", "branch": "../../x"}))
 w = tool("watch_command_create", "S3", {"command": "true", "until": "change"})
 out("cancel_own", tool("watch_cancel", "S3", {"id": w.split()[1]}))
+# a round waiting on a slow command does not hold the plugin's requests up
+out("slow", tool("watch_command_create", "S4", {"command":
+    "touch ../started; until [ -f ../release ]; do sleep 0.05; done", "label": "the release"}))
+status("S4", "idle")
+end = time.time() + DEADLINE
+while not os.path.exists(os.path.join(tmp, "started")) and time.time() < end:
+    watch(0.05)
+out("mid_round", tool("watch_list", "S4", {}))
+open(os.path.join(tmp, "release"), "w").close()
+out("released", first_prompt())
 out("stray", prompts(pushes))
 p.stdin.close()
 p.wait(timeout=DEADLINE)
@@ -192,6 +203,10 @@ expect_eq "and cannot be cancelled again" "No watcher w1 in this session (watch_
 expect_contains "a bad repo is refused" "$(r bad_repo)" "[not watching] give repo as owner/repo"
 expect_contains "a bad branch is refused" "$(r bad_branch)" "[not watching]"
 expect_eq "a session cancels its own watcher" "[cancelled] w4" "$(r cancel_own)"
+expect_eq "a command watcher for a slow condition" '[watching] w5 command "the release" — polled every 1s' "$(r slow)"
+expect_eq "requests are answered while a round waits on it" 'w5 command "the release" — last: not polled yet — every 1s' "$(r mid_round)"
+expect_eq "and its end reaches the idle session" \
+    'S4 [thatch] watcher w5 (command "the release", polled every 1s): succeeded, exit 0; the watcher ends.' "$(r released)"
 expect_eq "nothing arrived out of turn" "[]" "$(r stray)"
 expect_eq "closing the pipe stops the core and its poller" 0 "$(r exit)"
 expect_eq "no stray errors" "" "$(cat "$TEST_DIR/driver.err" "$TEST_DIR/core.err")"

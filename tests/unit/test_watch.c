@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,10 +242,69 @@ a_busy_session_gets_its_events_at_its_idle_once(void)
 	watchers_free(w);
 }
 
+/* A gh that holds each call until WATCH_CONCURRENCY are in flight (or a
+ * deadline passes), counting the most in flight at once. */
+struct gate {
+	pthread_mutex_t	lock;
+	pthread_cond_t	moved;
+	int		in_flight, most, calls;
+};
+
+static int
+gated_gh(void *ud, const char *const argv[], struct sbuf *out, int *status)
+{
+	struct gate	*g = ud;
+	struct timespec	 until;
+
+	(void)argv;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 30;	/* generous: only a broken round waits it out */
+	pthread_mutex_lock(&g->lock);
+	g->calls++;
+	if (++g->in_flight > g->most)
+		g->most = g->in_flight;
+	pthread_cond_broadcast(&g->moved);
+	while (g->most < WATCH_CONCURRENCY &&
+	    pthread_cond_timedwait(&g->moved, &g->lock, &until) == 0)
+		;
+	g->in_flight--;
+	pthread_mutex_unlock(&g->lock);
+	sbuf_adds(out, "{\"commit\":{\"sha\":\"abc\"}}");
+	*status = 0;
+	return 0;
+}
+
+static void
+a_round_fetches_four_watchers_at_once(void)
+{
+	struct gate		 g = { PTHREAD_MUTEX_INITIALIZER,
+				    PTHREAD_COND_INITIALIZER, 0, 0, 0 };
+	struct watch_runner	 r = { gated_gh, NULL, &g };
+	struct watchers		*w = watchers_new(r, 60);
+	struct sbuf		 out = SBUF_INIT;
+	char			 branch[16];
+	int			 i;
+
+	sbuf_init(&out);
+	for (i = 0; i < 6; i++) {
+		snprintf(branch, sizeof(branch), "b%d", i);
+		watchers_add_branch(w, "S", "acme/api", branch, &out);
+	}
+	watchers_poll(w);
+	CHECK_INT(g.calls, 6);
+	CHECK_INT(g.most, WATCH_CONCURRENCY);
+	sbuf_reset(&out);
+	watchers_list(w, "S", &out);
+	CHECK(strstr(out.buf, "w6 branch acme/api@b5 — last: at abc") != NULL);
+	sbuf_release(&out);
+	watchers_free(w);
+}
+
 CHECK_MAIN(
 	TEST(a_condition_is_read_by_its_exit_status),
 	TEST(what_a_condition_leaves_running_ends_with_it),
 	TEST(a_condition_past_its_timeout_is_124_and_ends_whole),
 	TEST(conditions_fire_by_their_until_mode),
-	TEST(a_busy_session_gets_its_events_at_its_idle_once)
+	TEST(a_busy_session_gets_its_events_at_its_idle_once),
+	TEST(a_round_fetches_four_watchers_at_once)
 )
