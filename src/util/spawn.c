@@ -8,12 +8,14 @@
  * the caller can tell "could not run" from "ran and failed". A child's
  * input is handed over as a file, never a pipe we write, so a child that
  * exits early cannot raise SIGPIPE in a process that has not ignored it.
+ * Threads make their pipes and fork one at a time (fork_lock).
  */
 #include "util/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,14 @@
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
+
+/*
+ * Held from the making of a child's pipes until they are close-on-exec
+ * and the child is forked: a child that another thread (a watcher round,
+ * an alert) forks meanwhile cannot inherit them, which would hold a pipe
+ * open and keep this one's end of file from coming until it exits.
+ */
+static pthread_mutex_t	fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 child_exec(const char *const argv[], const char *dir, int infd, int outfd,
@@ -110,24 +120,27 @@ spawn_run(const char *const argv[], const char *dir, int timeout_ms,
 
 	sinks[0] = io != NULL && io->out != NULL ? io->out : &discard;
 	sinks[1] = io != NULL && io->errout != NULL ? io->errout : &discard;
+	pid = -1;
+	pthread_mutex_lock(&fork_lock);
 	if ((infd = input_fd(io, err)) == -2)
-		goto out;
-	if (pipe(outp) != 0 || pipe(errp) != 0 || pipe(stdp) != 0) {
+		;
+	else if (pipe(outp) != 0 || pipe(errp) != 0 || pipe(stdp) != 0)
 		err_errno(err, "cannot create a pipe");
+	else {
+		for (int i = 0; i < 2; i++) {
+			fcntl(outp[i], F_SETFD, FD_CLOEXEC);
+			fcntl(errp[i], F_SETFD, FD_CLOEXEC);
+			fcntl(stdp[i], F_SETFD, FD_CLOEXEC);
+		}
+		if ((pid = fork()) == 0)
+			child_exec(argv, dir, infd, outp[1], stdp[1],
+			    errp[1]);
+		if (pid < 0)
+			err_errno(err, "cannot run '%s'", argv[0]);
+	}
+	pthread_mutex_unlock(&fork_lock);
+	if (pid < 0)
 		goto out;
-	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(outp[i], F_SETFD, FD_CLOEXEC);
-		fcntl(errp[i], F_SETFD, FD_CLOEXEC);
-		fcntl(stdp[i], F_SETFD, FD_CLOEXEC);
-	}
-	pid = fork();
-	if (pid < 0) {
-		err_errno(err, "cannot run '%s'", argv[0]);
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(argv, dir, infd, outp[1], stdp[1], errp[1]);
 	close(outp[1]);
 	close(errp[1]);
 	close(stdp[1]);
@@ -227,19 +240,23 @@ spawn_quiet(const char *const argv[], const char *dir, int timeout_ms,
 	pid_t	 pid;
 	bool	 exited;
 
-	if (pipe(errp) != 0)
+	pthread_mutex_lock(&fork_lock);
+	if (pipe(errp) != 0) {
+		pthread_mutex_unlock(&fork_lock);
 		return err_errno(err, "cannot create a pipe");
+	}
 	fcntl(errp[0], F_SETFD, FD_CLOEXEC);
 	fcntl(errp[1], F_SETFD, FD_CLOEXEC);
-	if ((pid = fork()) < 0) {
-		close(errp[0]);
-		close(errp[1]);
-		return err_errno(err, "cannot run '%s'", argv[0]);
-	}
-	if (pid == 0) {
+	if ((pid = fork()) == 0) {
 		setpgid(0, 0);
 		null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		child_exec(argv, dir, -1, null, -1, errp[1]);
+	}
+	pthread_mutex_unlock(&fork_lock);
+	if (pid < 0) {
+		close(errp[0]);
+		close(errp[1]);
+		return err_errno(err, "cannot run '%s'", argv[0]);
 	}
 	setpgid(pid, pid);	/* both sides: no race with the kill below */
 	close(errp[1]);
