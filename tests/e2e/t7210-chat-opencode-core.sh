@@ -25,7 +25,7 @@ start() {
 	exec {w}>"$TEST_DIR/$1.in" {r}<"$TEST_DIR/$1.out"
 	W[$1]=$w R[$1]=$r
 }
-ask() { local line; printf '%s\n' "$2" >&"${W[$1]}"; IFS= read -r -t 10 line <&"${R[$1]}"; printf '%s\n' "$line"; }
+ask() { local line; printf '%s\n' "$2" >&"${W[$1]}"; IFS= read -r -t 120 line <&"${R[$1]}"; printf '%s\n' "$line"; }
 acts() { python3 -c 'import json,sys
 d = json.loads(sys.stdin.read() or "{}")
 for a in d.get("actions") or []:
@@ -108,7 +108,7 @@ expect_contains "E's one wake prompt of its window" "$(ask E "$(status sE idle)"
 send "$nE" two
 ask E "$(status sE idle)" >/dev/null
 tick_wakes() { ask E '{"id":1,"op":"tick"}' | acts | grep -q "PROMPT sE reply"; }
-wait_for "once the window frees up, a tick delivers the rest" 15 tick_wakes
+wait_for "once the window frees up, a tick delivers the rest" 120 tick_wakes
 ask D "$(ev session.deleted '{"info":{"id":"sD"}}')" >/dev/null
 ask E "$(ev session.deleted '{"info":{"id":"sE"}}')" >/dev/null
 

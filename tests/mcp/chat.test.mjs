@@ -79,6 +79,25 @@ r = await call(a, "chat_read", { as: "carol" });
 has("a broadcast recipient reads it", r.text, "[from grace, ");
 has("with its body", r.text, "] standup in 5");
 
+// a participant silent past THATCH_CHAT_STALE_SECONDS (60) is stale: its
+// last chat call was its last heartbeat (here: carol's, moved to 2020)
+await run("python3", ["-c", "import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); " +
+	"c.execute(\"UPDATE chat_sessions SET last_seen = '2020-01-01T00:00:00Z' WHERE name = 'carol'\"); c.commit()",
+	process.env.THATCH_DB_PATH]);
+r = await call(b, "chat_list", { as: "grace" });
+check("a silent participant is listed stale", /- carol \(mcp_\w+\) project:\S+ stale 0 unread/.test(r.text), r.text);
+r = await call(b, "chat_broadcast", { as: "grace", body: "still there?" });
+eq("a broadcast skips it, naming it", "[broadcast] to 1 participant\nrecipients: Ada\nskipped stale: carol", r.text);
+r = await call(b, "chat_send", { as: "grace", to: "carol", body: "ping" });
+has("a direct send reaches it with a warning", r.text, "[sent] to carol (mcp_");
+has("the warning", r.text, "\n\u26a0 carol looks stale (no heartbeat for ");
+r = await call(a, "chat_read", { as: "carol" });
+has("its own next call is its heartbeat: it reads what waited", r.text, "] ping\n[chat] 1 message read");
+r = await call(b, "chat_list", { as: "grace" });
+check("and it is fresh again", /- carol \(mcp_\w+\) project:\S+ fresh /.test(r.text), r.text);
+r = await call(a, "chat_read", { as: "Ada" });
+has("Ada's copy of the broadcast waited for her", r.text, "] still there?");
+
 r = await call(b, "chat_unregister", { as: "grace" });
 has("unregister leaves", r.text, "[unregistered] grace left the chat directory.");
 r = await call(a, "chat_send", { as: "ada", to: "grace", body: "are you there" });
