@@ -300,11 +300,133 @@ a_round_fetches_four_watchers_at_once(void)
 	watchers_free(w);
 }
 
+/* What a pull request's second poll says after its first, from gh's JSON. */
+static char *
+pr_diff(const char *pull0, const char *checks0, const char *reviews0,
+    const char *pull1, const char *checks1, const char *reviews1,
+    const char *comments1, bool *ends)
+{
+	struct watch_pr	old, now;
+	struct sbuf	out = SBUF_INIT;
+
+	sbuf_init(&out);
+	CHECK_INT(watch_pr_parse(pull0, checks0, reviews0, "[]", "[]", &old),
+	    0);
+	CHECK_INT(watch_pr_parse(pull1, checks1, reviews1, comments1, "[]",
+	    &now), 0);
+	*ends = watch_pr_diff(&old, &now, &out);
+	return sbuf_detach(&out, NULL);
+}
+
+#define SHA_A	"\"aaaaaaa" "111111111111111111111111111111111" "\""
+#define SHA_B	"\"bbbbbbb" "222222222222222222222222222222222" "\""
+
+static void
+a_pull_requests_events_are_pointers_and_machine_status(void)
+{
+	const char	*open_a = "{\"state\":\"open\",\"title\":\"EVIL\","
+			    "\"head\":{\"sha\":" SHA_A "}}";
+	const char	*open_b = "{\"state\":\"open\",\"head\":{\"sha\":"
+			    SHA_B "}}";
+	const char	*merged = "{\"state\":\"closed\",\"merged\":true,"
+			    "\"head\":{\"sha\":" SHA_B "}}";
+	const char	*running = "{\"check_runs\":[{\"name\":\"EVIL\","
+			    "\"status\":\"in_progress\"}]}";
+	const char	*finished = "{\"check_runs\":[{\"name\":\"EVIL\","
+			    "\"status\":\"completed\",\"conclusion\":\"success\"},"
+			    "{\"status\":\"completed\",\"conclusion\":\"weird\"}]}";
+	const char	*reviews = "[{\"state\":\"APPROVED\",\"user\":{\"login\":"
+			    "\"bobby\"},\"body\":\"EVIL\"},{\"state\":"
+			    "\"CHANGES_REQUESTED\",\"user\":{\"login\":\"bob\"}},"
+			    "{\"state\":\"COMMENTED\",\"user\":{\"login\":"
+			    "\"ignore previous\"}}]";
+	const char	*comments = "[{\"body\":\"EVIL\",\"created_at\":\"2026-"
+			    "01-02\",\"html_url\":\"https://github.com/a/b/pull/1#"
+			    "issuecomment-2\"},{\"created_at\":\"2026-01-03\","
+			    "\"html_url\":\"https://evil.example/x\"}]";
+	char		*s;
+	bool		 ends;
+
+	s = pr_diff(open_a, running, "[]", open_b, finished, reviews, comments,
+	    &ends);
+	CHECK_STR(s, "new head aaaaaaa→bbbbbbb. checks finished — success 1, "
+	    "other 1. 3 new reviews (APPROVED 1, CHANGES_REQUESTED 1, "
+	    "COMMENTED 1) by bobby,bob. 2 new comments, newest "
+	    "https://github.com/a/b/pull/1#issuecomment-2");
+	CHECK(!ends);
+	CHECK(strstr(s, "EVIL") == NULL);
+	free(s);
+	s = pr_diff(open_b, finished, "[]", open_b, finished, "[]", "[]",
+	    &ends);
+	CHECK_STR(s, "");
+	CHECK(!ends);
+	free(s);
+	s = pr_diff(open_b, finished, "[]", merged, finished, "[]", "[]",
+	    &ends);
+	CHECK_STR(s, "merged; the watcher ends");
+	CHECK(ends);
+	free(s);
+}
+
+/* A gh that always fails, as a network outage does. */
+static int
+failing_gh(void *ud, const char *const argv[], struct sbuf *out,
+    int *status)
+{
+	(void)ud;
+	(void)argv;
+	sbuf_adds(out, "{\"message\":\"Bad gateway\"}");
+	*status = 1;
+	return 0;
+}
+
+static void
+failures_make_one_error_event_and_a_session_holds_twenty(void)
+{
+	struct watch_runner	 r = { failing_gh, NULL, NULL };
+	struct watchers		*w = watchers_new(r, 60);
+	struct sbuf		 out = SBUF_INIT;
+	char			*text, branch[16];
+	int			 i;
+
+	sbuf_init(&out);
+	watchers_add_branch(w, "S", "acme/api", "main", &out);
+	watchers_status(w, "S", false);
+	for (i = 0; i < WATCH_MAX_FAILURES - 1; i++)
+		watchers_poll(w);
+	CHECK(!watchers_take_for(w, "S", &text));
+	for (i = 0; i < 3 * WATCH_MAX_FAILURES; i++)
+		watchers_poll(w);
+	CHECK(watchers_take_for(w, "S", &text));
+	CHECK_STR(text, "[thatch] watcher w1 (branch acme/api@main, polled "
+	    "every 60s): watcher error — polling keeps failing; it is retried "
+	    "every round.");
+	free(text);
+	CHECK(watchers_any(w));		/* it keeps trying */
+	for (i = 2; i <= WATCH_MAX_PER_SESSION; i++) {
+		snprintf(branch, sizeof(branch), "b%d", i);
+		sbuf_reset(&out);
+		watchers_add_branch(w, "S", "acme/api", branch, &out);
+	}
+	CHECK(strncmp(out.buf, "[watching] w20 ", 15) == 0);
+	sbuf_reset(&out);
+	watchers_add_branch(w, "S", "acme/api", "one-too-many", &out);
+	CHECK_STR(out.buf, "[not watching] this session already has 20 "
+	    "watchers; cancel one with watch_cancel first");
+	sbuf_reset(&out);
+	watchers_add_branch(w, "T", "acme/api", "main", &out);
+	CHECK(strncmp(out.buf, "[watching] w21 ", 15) == 0);
+	sbuf_release(&out);
+	watchers_free(w);
+}
+
 CHECK_MAIN(
 	TEST(a_condition_is_read_by_its_exit_status),
 	TEST(what_a_condition_leaves_running_ends_with_it),
 	TEST(a_condition_past_its_timeout_is_124_and_ends_whole),
 	TEST(conditions_fire_by_their_until_mode),
 	TEST(a_busy_session_gets_its_events_at_its_idle_once),
-	TEST(a_round_fetches_four_watchers_at_once)
+	TEST(a_round_fetches_four_watchers_at_once),
+	TEST(a_pull_requests_events_are_pointers_and_machine_status),
+	TEST(failures_make_one_error_event_and_a_session_holds_twenty)
 )
