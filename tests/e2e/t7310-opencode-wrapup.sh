@@ -20,7 +20,7 @@ else
 fi
 export XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
 export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
-    OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_DEBUG=wrapup,alerts
+    OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_DEBUG=wrapup,alerts,chat
 unset OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS OPENCODE_CONFIG OPENCODE_CONFIG_DIR OPENCODE_DB
 REQ=$TEST_DIR/requests
 LOG=$XDG_CONFIG_HOME/thatch/debug.log
@@ -87,9 +87,13 @@ expect_eq "and nothing more is compacted" "$after" "$(summaries)"
 out=$(run --title Bye --command thatch/exit)
 expect_contains "the exit wrap-up is green-lit" "$out" "[thatch:greenlight]"
 wait_for "a green-lit exit asks the app to close" 180 grep -q 'exit, green light' "$LOG"
-wait_for "the other turns had their done alerts" 180 grep -q 'Go is done' "$TEST_DIR/alerts"
-expect_not_contains "the exit's idle is not a done alert" "$(cat "$TEST_DIR/alerts")" "Bye is done"
 xsid=$(grep 'exit, green light' "$LOG" | head -n 1 | sed 's/.*\] \(ses_[^:]*\):.*/\1/')
+# alerts are labelled by the sessions' chat names (B3)
+chat_name() { sed -n "s/.*\[chat:startup\] $1 registered as \(.*\)\$/\1/p" "$LOG" | head -n 1; }
+gname=$(chat_name "$sid") xname=$(chat_name "$xsid")
+expect_ok "both sessions had chat names" test -n "$gname" -a -n "$xname" -a "$gname" != "$xname"
+wait_for "the other turns had their done alerts" 180 grep -qF -- "-- thatch $gname is done" "$TEST_DIR/alerts"
+expect_not_contains "the exit's idle is not a done alert" "$(cat "$TEST_DIR/alerts")" "$xname is done"
 expect_contains "a session that did not exit stays in the chat directory" "$(thatch chat list --all)" "(${sid:0:12})"
 expect_not_contains "the exiting session left the chat directory first" "$(thatch chat list --all)" "(${xsid:0:12})"
 expect_not_contains "opencode reports no plugin error" "$(cat "$TEST_DIR/serve.err" "$TEST_DIR/run.err")" "[thatch]"
