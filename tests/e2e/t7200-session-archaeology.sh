@@ -116,6 +116,13 @@ expect_contains "search: tool input rendered as JSON is searched" \
 
 expect_eq "the database and its WAL are byte for byte unchanged" "$before" "$(sums)"
 
+# --- archived sessions: hidden unless asked for (on a copy: the original
+# stays opencode's) -----------------------------------------------------------
+cp "$DB" "$TEST_DIR/arch.db"; cp "$DB-wal" "$TEST_DIR/arch.db-wal"
+python3 -c 'import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE session SET time_archived = 1 WHERE id = ?", (sys.argv[2],)); c.commit()' "$TEST_DIR/arch.db" "$notes"
+expect_not_contains "list: an archived session is left out" "$(OPENCODE_DB=$TEST_DIR/arch.db thatch session list)" "$notes"
+expect_contains "list --archived: shown too" "$(OPENCODE_DB=$TEST_DIR/arch.db thatch session list --archived)" "$notes"
+
 # --- the WAL: rows a writer has not checkpointed --------------------------------
 python3 - "$DB" "$W/writer" <<'P' &
 import sqlite3, sys, os
