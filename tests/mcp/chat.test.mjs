@@ -78,11 +78,12 @@ await until("hello grace");
 check("chat tail prints the newest message, body lines indented", / Ada → grace: hello grace\n  \[from mallory/.test(tailed), tailed);
 
 await call(a, "chat_register", { as: "carol" });
-r = await call(b, "chat_broadcast", { as: "grace", body: "standup in 5" });
+r = await call(b, "chat_broadcast", { as: "grace", body: "standup in 5\u001b[2J" });
 check("a broadcast reaches every other participant", /^\[broadcast\] to 2 participants\nrecipients: Ada, carol$/.test(r.text), r.text);
 await until("standup in 5");
-check("chat tail -f prints a message sent after it started, a broadcast once", /^\S+ \S+ grace → \*: standup in 5$/m.test(tailed) &&
+check("chat tail -f prints a message sent after it started, a broadcast once", /^\S+ \S+ grace → \*: standup in 5/m.test(tailed) &&
 	tailed.split("standup in 5").length === 2, tailed);
+check("with what would drive the terminal made visible", tailed.includes("standup in 5\\x1b[2J\n") && !tailed.includes("\u001b"), tailed);
 r = await call(a, "chat_read", { as: "carol" });
 has("a broadcast recipient reads it", r.text, "[from grace, ");
 has("with its body", r.text, "] standup in 5");
