@@ -80,7 +80,7 @@ q "INSERT OR IGNORE INTO stores(name) VALUES ('bulk');
 	randomblob(128), '$A' FROM c"
 bulk_new() { q "SELECT count(*) FROM entries WHERE store = 'bulk' AND model = '$B'"; }
 started() { [ "$(bulk_new)" -gt 0 ]; }
-thatch reembed bulk >/dev/null 2>&1 &
+"$THATCH_BIN" reembed bulk >/dev/null 2>&1 &	# not the function: $! must be thatch itself, or kill -9 hits a subshell and the reembed runs on
 pid=$!
 wait_for "the reembed writes its first batch" 60 started
 kill -9 $pid
