@@ -5,10 +5,10 @@
 # register at start, a thatch_chat_send from one wakes the other, idle,
 # with a prompt from its own process only, which reads the message; the
 # call's transcript echo is a visible, non-synthetic message no model turn
-# answers; a broadcast; two agents bouncing messages are stopped by the
-# rate cap; a session that left is not registered again; a killed
-# process's session goes stale; sessions starting at once get distinct
-# names. Skipped, with a "skipped" line, when npm cannot install the client.
+# answers; a session lists the directory; a broadcast; two agents bouncing
+# messages are stopped by the rate cap; a session that left is not
+# registered again; a killed process's session goes stale; sessions
+# starting at once get distinct names. Skipped, with a "skipped" line, when npm cannot install the client.
 HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
 . "$(dirname "$0")/lib.sh"
 OC=$HOSTS/opencode/node_modules/.bin/opencode
@@ -102,6 +102,17 @@ for l in open(sys.argv[1]):
         m.pop()
         if not m or m[-1].get("role") != "tool": print(l[:300])' "$REQ")"
 expect_ok "the check has echoes to look at" test "$(parts "$A" "[chat]" | wc -l)" -ge 1
+
+# --- 2b. the directory as a session lists it -------------------------------------
+out=$(run "$p2" --session "$B" please list chat)
+list=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    for m in json.loads(l).get("messages", []):
+        if m.get("role") == "tool" and "participants registered" in str(m.get("content")): r = m["content"]
+print(r)' "$REQ")
+expect_contains "chat_list in the real client counts both sessions" "$list" "[chat] 2 participants registered"
+expect_contains "and marks the caller, fresh" "$list" "- $nB (${B:0:12}) project:proj fresh [you] "
+expect_contains "and shows the other, fresh" "$list" "- $nA (${A:0:12}) project:proj fresh "
 
 # --- 3. a broadcast reaches the other session ----------------------------------
 out=$(run "$p2" --session "$B" please broadcast standup now)
