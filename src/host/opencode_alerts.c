@@ -96,17 +96,13 @@ link_add(struct opencode_alerts *a, const char *sid, const char *parent)
 static bool
 lookup(struct tool_ctx *ctx, const char *sid, struct ocdb_session *s)
 {
-	struct ocdb	*db = NULL;
-	struct err	 err;
-	char		*path = ocdb_path(ctx->paths->home);
-	bool		 found = false;
+	struct err	err;
 
-	if (ocdb_open(path, &db, &err) != 0 ||
-	    ocdb_session(db, sid, s, &found, &err) != 0)
+	if (ocdb_find(ctx->paths->home, sid, s, &err))
+		return true;
+	if (err.msg[0] != '\0')
 		log_debug("alerts:decide", "%s: %s", sid, err.msg);
-	ocdb_close(db);
-	free(path);
-	return found;
+	return false;
 }
 
 /* Invariant 1: sid's parent, or NULL (borrowed from a's links). */
