@@ -8,9 +8,16 @@
  * commit by another connection before the search: a recall stamp (no
  * vector moves), an overwrite of one memory, an insert.
  *
- * usage: b002-search [memories] [rounds]      (default 1000 200)
+ * Each case is a bench_record (median, p95, wall/CPU); warm search and
+ * own remember are named "... N | thatch" for bench/b150-load.sh's table.
+ *
+ * With "recall", only those two (bench/b150-load.sh), without the
+ * searches after a foreign commit.
+ *
+ * usage: b002-search [memories] [rounds] [recall]    (default 1000 200)
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,24 +51,29 @@ die(const struct err *err)
 	exit(1);
 }
 
-/* Sort t[0 .. rounds) and print "<what> median X ms, p95 Y ms". */
+/* bench_record as "<what> N", or "<what> N | thatch" for bench/b150's
+ * table when table is true. */
 static void
-report(const char *what, double *t, int rounds)
+report(const char *what, int n, bool table, double *t, const double *c,
+    int rounds)
 {
-	qsort(t, (size_t)rounds, sizeof(*t), bench_cmp);
-	printf("  %s: median %.3f ms, p95 %.3f ms\n", what, t[rounds / 2],
-	    t[(int)(rounds * 0.95)]);
+	char	name[96];
+
+	snprintf(name, sizeof(name), "%s %d%s", what, n,
+	    table ? " | thatch" : "");
+	bench_record(name, t, c, rounds);
 }
 
 /* What a foreign commit costs the next search: kind 0 stamps a recall,
  * 1 overwrites a memory, 2 inserts one. */
 static void
 foreign(struct store *st, struct store *other, struct store_query *sq,
-    struct store_write *w, int kind, int rounds, double *t)
+    struct store_write *w, int kind, int rounds, double *t, double *c)
 {
 	struct store_hits	 hits;
 	enum store_write_result	 res;
 	struct err		 err;
+	struct bench_mark	 mark;
 	char			 slug[32];
 	int			 i;
 
@@ -83,10 +95,10 @@ foreign(struct store *st, struct store *other, struct store_query *sq,
 			if (store_remember(other, w, &res, &err) != 0)
 				die(&err);
 		}
-		t[i] = bench_now_ms();
+		mark = bench_mark();
 		if (store_search(st, sq, &hits, &err) != 0)
 			die(&err);
-		t[i] = bench_now_ms() - t[i];
+		t[i] = bench_since(mark, &c[i]);
 		store_hits_release(&hits);
 	}
 }
@@ -97,6 +109,13 @@ main(int argc, char **argv)
 	int			 n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1000;
 	int			 rounds = argc > 2 ? (int)strtol(argv[2], NULL, 10) :
 				    200;
+	bool			 recall_only = argc > 3 &&
+				    strcmp(argv[3], "recall") == 0;
+	static const char *const foreign_case[] = {	/* foreign()'s kinds */
+		"search after a foreign recall stamp",
+		"search after a foreign overwrite",
+		"search after a foreign insert",
+	};
 	char			 path[] = "/tmp/thatch-b002.XXXXXX", db[64], slug[32];
 	const char		*stores[] = { "acme/api", "global" };
 	float			 v[DIM], q[DIM];
@@ -113,8 +132,9 @@ main(int argc, char **argv)
 	struct store_query	 sim = { .stores = stores, .nstores = 1, .vec = v,
 				    .dim = DIM, .limit = 3, .min_score = 0.85,
 				    .rank_round3 = true };
-	double			*t, *u, first;
-	int			 i;
+	double			*t, *u, *ct, *cu, first;
+	struct bench_mark	 mark, stamp;
+	int			 i, k;
 
 	if (mkdtemp(path) == NULL)
 		return 1;
@@ -138,6 +158,8 @@ main(int argc, char **argv)
 		die(&err);
 	t = calloc((size_t)rounds, sizeof(*t));
 	u = calloc((size_t)rounds, sizeof(*u));
+	ct = calloc((size_t)rounds, sizeof(*ct));
+	cu = calloc((size_t)rounds, sizeof(*cu));
 	unit_vec(q);
 	first = bench_now_ms();
 	store_search(st, &sq, &hits, &err);
@@ -146,41 +168,41 @@ main(int argc, char **argv)
 	store_hits_release(&hits);
 	for (i = 0; i < rounds; i++) {
 		unit_vec(q);
-		t[i] = bench_now_ms();
+		mark = bench_mark();
 		if (store_search(st, &sq, &hits, &err) != 0)
 			die(&err);
-		u[i] = bench_now_ms();
+		stamp = bench_mark();
 		if (store_stamp_recall(st, &hits, "2025-01-02T00:00:00.000Z",
 		    &err) != 0)
 			die(&err);
-		u[i] = bench_now_ms() - u[i];
-		t[i] = bench_now_ms() - t[i];
+		u[i] = bench_since(stamp, &cu[i]);
+		t[i] = bench_since(mark, &ct[i]);
 		store_hits_release(&hits);
 	}
 	printf("%6d memories (dim %d, limit 10, %d rounds): first search+stamp "
 	    "%.1f ms (loads the cache)\n", n, DIM, rounds, first);
-	report("warm search+stamp", t, rounds);
-	report("of which stamp", u, rounds);
+	report("warm search+stamp", n, true, t, ct, rounds);
+	report("of which stamp", n, false, u, cu, rounds);
 	w.overwrite = false;
 	w.store = "acme/api";
 	for (i = 0; i < rounds; i++) {
 		unit_vec(v);
 		snprintf(slug, sizeof(slug), "own-%d", i);
 		w.slug = w.label = slug;
-		t[i] = bench_now_ms();
+		mark = bench_mark();
 		if (store_search(st, &sim, &hits, &err) != 0 ||
 		    store_remember(st, &w, &res, &err) != 0)
 			die(&err);
-		t[i] = bench_now_ms() - t[i];
+		t[i] = bench_since(mark, &ct[i]);
 		store_hits_release(&hits);
 	}
-	report("own remember + similarity search", t, rounds);
-	foreign(st, other, &sq, &w, 0, rounds, t);
-	report("search after a foreign recall stamp", t, rounds);
-	foreign(st, other, &sq, &w, 1, rounds, t);
-	report("search after a foreign overwrite", t, rounds);
-	foreign(st, other, &sq, &w, 2, rounds, t);
-	report("search after a foreign insert", t, rounds);
+	report("remember+similarity", n, true, t, ct, rounds);
+	for (k = 0; k < 3 && !recall_only; k++) {
+		foreign(st, other, &sq, &w, k, rounds, t, ct);
+		report(foreign_case[k], n, false, t, ct, rounds);
+	}
+	free(cu);
+	free(ct);
 	free(u);
 	free(t);
 	store_close(other);

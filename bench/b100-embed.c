@@ -1,16 +1,19 @@
 /*
  * b100-embed.c — embedding latency and memory of a loaded model: load
  * time, then per-text latency for texts of about 8, 70 and 250 tokens
- * (wall-clock min, median and p95, and CPU time, which a busy machine
- * disturbs less), then the process's resident memory and the share of
- * CPU time other guests of the VM's host took meanwhile.
+ * (wall-clock median and p95, and the wall-to-CPU ratio, which tells
+ * waiting for a core from working), then the process's resident memory
+ * and the share of CPU time other guests of the VM's host took meanwhile.
+ * With TEXTS (bench/embed-texts.tsv: NAME<TAB>text a line, # comments),
+ * its texts replace the built-in ones and each case is named
+ * "embed NAME | thatch" ("thatch Nt" under THATCH_THREADS=N), the names
+ * bench/js/embed.mjs gives onnxruntime's (bench/b150-load.sh).
  *
- * usage: b100-embed MODEL_DIR [rounds]          (default 50)
+ * usage: b100-embed MODEL_DIR [rounds [TEXTS]]          (default 50)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench.h"
 #include "embed/model.h"
@@ -19,22 +22,11 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
-static double
-clock_ms(clockid_t id)
-{
-	struct timespec	ts;
+#define MAX_TEXTS	16
 
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double
-now_ms(void)
-{
-	return clock_ms(CLOCK_MONOTONIC);
-}
-
-
+struct text {
+	char	*name, *text;
+};
 /* "VmRSS" or "VmHWM" of this process in MB. */
 static double
 status_mb(const char *key)
@@ -52,62 +44,108 @@ status_mb(const char *key)
 	return kb / 1024;
 }
 
-int
-main(int argc, char **argv)
+/* The built-in texts: ~8 tokens, then each repeat adds ~20. */
+static int
+builtin_texts(struct text *t)
 {
 	static const char	*sentence = "The build runs make test before "
 	    "every push, and the CI gate checks formatting and lints. ";
+	static const int	 reps[] = { 0, 3, 12 };
+	struct sbuf		 text = SBUF_INIT;
+	int			 i, r;
+
+	for (i = 0; i < 3; i++) {
+		sbuf_reset(&text);
+		sbuf_adds(&text, "user prefers tabs over spaces");
+		for (r = 0; r < reps[i]; r++)
+			sbuf_adds(&text, sentence);
+		t[i].name = xstrdup(i == 0 ? "~8 tok" : i == 1 ? "~70 tok" :
+		    "~250 tok");
+		t[i].text = xstrdup(text.buf);
+	}
+	sbuf_release(&text);
+	return 3;
+}
+
+/* The cases of a TEXTS file, named "embed NAME | thatch[ Nt]". */
+static int
+file_texts(const char *path, struct text *t)
+{
+	const char	*threads = getenv("THATCH_THREADS");
+	char		*line = NULL, *tab, who[32];
+	size_t		 cap = 0;
+	ssize_t		 len;
+	int		 n = 0;
+	FILE		*fp = fopen(path, "r");
+
+	if (fp == NULL) {
+		perror(path);
+		exit(1);
+	}
+	snprintf(who, sizeof(who), threads ? "thatch %st" : "thatch%s",
+	    threads ? threads : "");
+	while (n < MAX_TEXTS && (len = getline(&line, &cap, fp)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (line[0] == '#' || (tab = strchr(line, '\t')) == NULL)
+			continue;
+		*tab = '\0';
+		t[n].name = xmalloc(strlen(line) + strlen(who) + 16);
+		sprintf(t[n].name, "embed %s | %s", line, who);
+		t[n++].text = xstrdup(tab + 1);
+	}
+	free(line);
+	fclose(fp);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
 	struct model_opts	 o;
 	struct paths		 p;
 	struct model		*m;
 	struct err		 err;
-	struct sbuf		 text = SBUF_INIT;
+	struct text		 texts[MAX_TEXTS];
 	struct bench_ticks	 ticks = bench_ticks();
-	static const int	 reps[] = { 0, 3, 12 };
-	double			*t, *cpu, t0, c0;
+	double			*t, *cpu, t0;
 	float			*v;
-	int			 rounds, i, r;
+	int			 rounds, n, i, r;
 
 	if (argc < 2)
 		return 2;
 	rounds = argc > 2 ? atoi(argv[2]) : 50;
+	if (rounds < 1)
+		return 2;
+	n = argc > 3 ? file_texts(argv[3], texts) : builtin_texts(texts);
 	paths_init(&p);
 	model_opts_init(&o, &p);
 	free(o.id);
 	o.id = xstrdup(argv[1]);
 	o.download = false;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	if (model_open(&o, &m, &err) != 0) {
 		fprintf(stderr, "b100-embed: %s\n", err.msg);
 		return 1;
 	}
-	printf("model_open: %.1f ms (%d threads)\n", now_ms() - t0,
+	printf("model_open: %.1f ms (%d threads)\n", bench_now_ms() - t0,
 	    o.threads);
 	v = xcalloc((size_t)model_dim(m), sizeof(*v));
 	t = xcalloc((size_t)rounds, sizeof(*t));
 	cpu = xcalloc((size_t)rounds, sizeof(*cpu));
-	for (i = 0; i < 3; i++) {
-		sbuf_reset(&text);
-		/* ~8 tokens; each repeat adds ~16 */
-		sbuf_adds(&text, "user prefers tabs over spaces");
-		for (r = 0; r < reps[i]; r++)
-			sbuf_adds(&text, sentence);
-		model_embed(m, text.buf, text.len, EMBED_PASSAGE, v, &err);
+	for (i = 0; i < n; i++) {
+		const char	*s = texts[i].text;
+
+		model_embed(m, s, strlen(s), EMBED_PASSAGE, v, &err);
 		for (r = 0; r < rounds; r++) {
-			t0 = now_ms();
-			c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
-			model_embed(m, text.buf, text.len, EMBED_PASSAGE, v,
-			    &err);
-			t[r] = now_ms() - t0;
-			cpu[r] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+			struct bench_mark	mark = bench_mark();
+
+			model_embed(m, s, strlen(s), EMBED_PASSAGE, v, &err);
+			t[r] = bench_since(mark, &cpu[r]);
 		}
-		qsort(t, (size_t)rounds, sizeof(*t), bench_cmp);
-		qsort(cpu, (size_t)rounds, sizeof(*cpu), bench_cmp);
-		printf("%-9s wall: min %6.2f median %6.2f p95 %6.2f ms; "
-		    "cpu: median %6.2f ms\n",
-		    i == 0 ? "~8 tok" : i == 1 ? "~70 tok" : "~250 tok",
-		    t[0], t[rounds / 2], t[rounds * 95 / 100],
-		    cpu[rounds / 2]);
+		bench_record(texts[i].name, t, cpu, rounds);
+		free(texts[i].name);
+		free(texts[i].text);
 	}
 	printf("resident: %.1f MB now, %.1f MB peak\n", status_mb("VmRSS"),
 	    status_mb("VmHWM"));
@@ -116,7 +154,6 @@ main(int argc, char **argv)
 	model_close(m);
 	model_opts_release(&o);
 	paths_release(&p);
-	sbuf_release(&text);
 	free(v);
 	free(t);
 	free(cpu);

@@ -7,14 +7,9 @@
 # the process-start floor). Numbers: bench/README.md.
 set -eu
 cd "$(dirname "$0")/.."
-model=bench/out/bge-small
-if [ ! -f $model/model.safetensors ]; then
-	bench/random-bert $model --shape bge-small
-	# as hub.c does after a download: evict the freshly written file so
-	# that the first run caches it in 2 MB folios (src/embed/st.c)
-	sync $model/model.safetensors
-	dd if=$model/model.safetensors iflag=nocache count=0 status=none
-fi
+. bench/lib.sh
+bench_model
+model=$BENCH_MODEL
 make -s -j2 thatch build/libthatch.a
 mkdir -p build/bench
 make -s build/bench/b100-embed

@@ -73,7 +73,7 @@ hot(struct gemm *g, int threads)
 	int		 reps = 0;
 
 	do {
-		gemm_np(g, threads, x, H, 250, &w, NULL, y, I);
+		gemm_np(g, threads, x, H, 250, &w, NULL, NULL, y, I);
 		reps++;
 	} while ((ms = bench_now_ms() - t0) < 500);
 	printf("hot   %d thread%s  [250 x 384] . [1536 x 384]^T  "
@@ -98,10 +98,10 @@ cold(struct gemm *g, int threads, const struct layer *L, int n, int rounds)
 	for (r = 0; r < rounds; r++) {
 		t0 = bench_now_ms();
 		for (l = 0; l < LAYERS; l++) {
-			gemm_np(g, threads, x, H, n, &L[l].w[0], NULL, y, 3 * H);
-			gemm_np(g, threads, x, H, n, &L[l].w[1], NULL, y, H);
-			gemm_np(g, threads, x, H, n, &L[l].w[2], NULL, y, I);
-			gemm_np(g, threads, x, I, n, &L[l].w[3], NULL, y, H);
+			gemm_np(g, threads, x, H, n, &L[l].w[0], NULL, NULL, y, 3 * H);
+			gemm_np(g, threads, x, H, n, &L[l].w[1], NULL, NULL, y, H);
+			gemm_np(g, threads, x, H, n, &L[l].w[2], NULL, NULL, y, I);
+			gemm_np(g, threads, x, I, n, &L[l].w[3], NULL, NULL, y, H);
 		}
 		ms = bench_now_ms() - t0;
 		best = ms < best ? ms : best;

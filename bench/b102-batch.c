@@ -20,15 +20,6 @@
 #include "util/path.h"
 #include "util/xmalloc.h"
 
-static double
-cpu_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * Per-text wall ms of embedding texts[0..n) k at a time (k 0:
  * model_embed), and in *cpu the per-text CPU ms, which the neighbours
@@ -39,7 +30,7 @@ per_text(struct model *m, char **texts, int n, int k, float *out,
     double *cpu)
 {
 	struct err	err;
-	double		t0 = bench_now_ms(), c0 = cpu_ms();
+	double		t0 = bench_now_ms(), c0 = bench_cpu_ms();
 	int		i, dim = model_dim(m);
 
 	for (i = 0; i < n; i += k > 0 ? k : 1) {
@@ -51,7 +42,7 @@ per_text(struct model *m, char **texts, int n, int k, float *out,
 			    (size_t)(n - i < k ? n - i : k), EMBED_PASSAGE,
 			    out + (size_t)i * dim, &err);
 	}
-	*cpu = (cpu_ms() - c0) / n;
+	*cpu = (bench_cpu_ms() - c0) / n;
 	return (bench_now_ms() - t0) / n;
 }
 

@@ -10,11 +10,11 @@ cd "$(dirname "$0")/.."
 make -s -j2 thatch build/libthatch.a
 mkdir -p build/bench bench/out
 make -s build/bench/b200-mcp
-[ -f bench/out/bge-small/model.safetensors ] ||
-    python3 bench/random-bert bench/out/bge-small --shape bge-small
+. bench/lib.sh
+bench_model
 tmp=$(mktemp -d /tmp/thatch-b200.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-export THATCH_MODEL="$PWD/bench/out/bge-small" HF_ENDPOINT=http://127.0.0.1:9
+export THATCH_MODEL="$PWD/$BENCH_MODEL" HF_ENDPOINT=http://127.0.0.1:9
 unset CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR
 for n in ${B200_SIZES:-1000 10000 100000}; do
 	export THATCH_DB_PATH="$tmp/$n.db"

@@ -1,7 +1,9 @@
 /*
  * bench.h — what every benchmark program shares: a seeded generator (the
- * same vectors on every run and machine), a monotonic clock in
- * milliseconds and the comparison that sorts samples for median and p95.
+ * same vectors on every run and machine), a monotonic clock and the
+ * process's CPU clock in milliseconds, and bench_record, which prints a
+ * case's median, p95 and wall-to-CPU ratio with the "@" record that
+ * bench/b150-load.sh collects (bench/js/stats.mjs prints the same).
  * Header-only: each bench/bNNN-*.c is one program.
  */
 #ifndef THATCH_BENCH_BENCH_H
@@ -57,6 +59,35 @@ bench_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* CPU time of this process so far, every thread's, in ms. */
+static inline double
+bench_cpu_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The start of a timed call: wall and CPU clocks now. */
+struct bench_mark {
+	double	wall, cpu;
+};
+
+static inline struct bench_mark
+bench_mark(void)
+{
+	return (struct bench_mark){ bench_now_ms(), bench_cpu_ms() };
+}
+
+/* Wall ms since m; the CPU ms since m into *cpu. */
+static inline double
+bench_since(struct bench_mark m, double *cpu)
+{
+	*cpu = bench_cpu_ms() - m.cpu;
+	return bench_now_ms() - m.wall;
+}
+
 /* qsort comparator for double samples. */
 static inline int
 bench_cmp(const void *a, const void *b)
@@ -64,6 +95,33 @@ bench_cmp(const void *a, const void *b)
 	double	x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/*
+ * One case's n calls, wall[i] and cpu[i] ms each (wall is sorted in
+ * place): a summary line, then the record "@ case calls median p95
+ * wall-total cpu-total" (tab-separated) for bench/b150-load.sh. The
+ * wall-to-CPU ratio is of the totals: on a quiet machine a call that
+ * keeps two threads busy has about 0.5, one thread 1.0; a ratio above
+ * that is time spent waiting for a core.
+ */
+static inline void
+bench_record(const char *name, double *wall, const double *cpu, int n)
+{
+	double	tw = 0, tc = 0;
+	int	i;
+
+	for (i = 0; i < n; i++) {
+		tw += wall[i];
+		tc += cpu[i];
+	}
+	qsort(wall, (size_t)n, sizeof(*wall), bench_cmp);
+	printf("  %-34s median %8.2f ms   p95 %8.2f ms   wall/cpu %.2f   "
+	    "(%d calls)\n", name, wall[n / 2], wall[n * 95 / 100],
+	    tc > 0 ? tw / tc : 0, n);
+	printf("@\t%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", name, n, wall[n / 2],
+	    wall[n * 95 / 100], tw, tc);
+	fflush(stdout);
 }
 
 /*

@@ -219,9 +219,11 @@ async function server(input, options) {
   }
 
   const init = await call("init", { directory: input.directory })
-  // the chat poller (heartbeats, wake prompts); never keeps opencode alive
-  if (init && init.tick_ms > 0)
-    setInterval(() => call("tick", {}, {}), init.tick_ms).unref?.()
+  // the chat poller (heartbeats, wake prompts); never keeps opencode alive,
+  // and dispose clears it: a reloaded plugin leaves no timer behind
+  const ticker = init && init.tick_ms > 0 ?
+    setInterval(() => call("tick", {}, {}), init.tick_ms) : null
+  ticker?.unref?.()
   const tools = {}
   const schemas = new Map()
   for (const t of (init && init.tools) || []) {
@@ -260,7 +262,7 @@ async function server(input, options) {
       call("command", { command: inp.command, sessionID: inp.sessionID }, out),
     "experimental.compaction.autocontinue": (inp, out) =>
       call("autocontinue", { sessionID: inp.sessionID }, out),
-    dispose: () => core.stop(),
+    dispose: () => { clearInterval(ticker); core.stop() },
     event: ({ event }) => EVENTS.has(event.type) ?
       call("event", { event: { type: event.type, properties: event.properties } }, {}) :
       undefined,

@@ -30,6 +30,17 @@ enum cmd_flags {
 	CMD_HOOK = 1 << 1,
 };
 
+/*
+ * Groups of environment variables a command reads through shared code,
+ * which `thatch help <cmd>` lists from the row (cmd_help.c): a row names
+ * its group instead of copying the group's variables, so every command
+ * that loads the model lists the same ones.
+ */
+enum cmd_reads {
+	READS_PROJECT = 1 << 0,	/* detects the project and its store */
+	READS_MODEL = 1 << 1,	/* loads (and may download) the model */
+};
+
 /* exec's special returns: print usage (exit 2) / print ctx->err (exit 1). */
 enum {
 	CMD_USAGE = -1,
@@ -57,7 +68,8 @@ struct cmd_opt {
  * [store]"); min_args/max_args bound their number (max CMD_ANY: no bound).
  * opts ends with a row whose name is NULL (or is NULL for none). env names
  * the environment variables the command reads beyond THATCH_DB_PATH and
- * THATCH_DEBUG, which all do ("THATCH_MODEL EDITOR"); example is one
+ * THATCH_DEBUG, which all do, and beyond its reads groups ("EDITOR");
+ * example is one
  * command line. exec gets the positionals only and returns an exit status,
  * CMD_USAGE or CMD_FAILED.
  */
@@ -68,6 +80,7 @@ struct cmd_entry {
 	int			 min_args, max_args;
 	const struct cmd_opt	*opts;
 	const char		*env;
+	enum cmd_reads		 reads;
 	const char		*example;
 	const char		*summary;
 	enum cmd_flags		 flags;

@@ -7,6 +7,9 @@
  *
  * Follow polls the database every TAIL_POLL_MS for rows above the last id
  * printed: a cheap indexed query, and no lock is held between polls.
+ * What agents wrote (bodies, topics) reaches the terminal with its
+ * control characters made visible (utf8_escape): a message cannot drive
+ * the user's terminal.
  */
 #include "cli/cmd.h"
 
@@ -21,6 +24,7 @@
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 
 #define TAIL_POLL_MS	250
 #define TAIL_DEFAULT	20
@@ -59,7 +63,7 @@ chat_list_exec(struct cli_ctx *ctx, int argc, char **argv)
 		if (p->automatic)
 			sbuf_adds(&sb, " [auto]");
 		if (p->topic != NULL)
-			sbuf_addf(&sb, " topic:%s", p->topic);
+			utf8_addf(&sb, " topic:%s", p->topic);
 		sbuf_addc(&sb, '\n');
 	}
 	printf("[chat] %zu participant%s registered", ps.n - hidden,
@@ -78,7 +82,7 @@ print_msg(const struct chat_msgs *ms, size_t i)
 {
 	const struct chat_msg	*m = &ms->v[i], *prev = i ? &ms->v[i - 1] :
 				    NULL;
-	struct sbuf		 sb = SBUF_INIT;
+	struct sbuf		 sb = SBUF_INIT, shown = SBUF_INIT;
 	struct tm		 tm;
 	time_t			 t = (time_t)m->created;
 	char			 when[32];
@@ -102,7 +106,10 @@ print_msg(const struct chat_msgs *ms, size_t i)
 		sbuf_addf(&sb, "%.12s", m->to_session);
 	sbuf_adds(&sb, ": ");
 	chat_body(&sb, m->body, "  ");
-	printf("%s\n", sb.buf);
+	sbuf_init(&shown);
+	utf8_escape(&shown, sb.buf, UTF8_ESC_TEXT);
+	printf("%s\n", shown.buf);
+	sbuf_release(&shown);
 	sbuf_release(&sb);
 }
 
@@ -130,7 +137,7 @@ chat_tail_exec(struct cli_ctx *ctx, int argc, char **argv)
 	const char		*n = cli_opt(ctx, "-n");
 	struct timespec		 pause = { 0, TAIL_POLL_MS * 1000000L };
 	long			 limit = TAIL_DEFAULT;
-	int64_t			 last = -1;
+	int64_t			 last = -1, base;
 	char			*end = NULL;
 
 	(void)argv;
@@ -144,9 +151,13 @@ chat_tail_exec(struct cli_ctx *ctx, int argc, char **argv)
 		    "'%s'", n);
 		return CMD_USAGE;
 	}
-	if (tail_batch(ctx, &last, (int)limit) != 0 ||
-	    chat_last_id(ctx->store, &last, &ctx->err) != 0)
+	/* the newest id before the first look: a message arriving between
+	 * the look and the follow is followed, never skipped */
+	if (chat_last_id(ctx->store, &base, &ctx->err) != 0 ||
+	    tail_batch(ctx, &last, (int)limit) != 0)
 		return CMD_FAILED;
+	if (last < base)
+		last = base;
 	while (cli_flag(ctx, "-f")) {
 		while (nanosleep(&pause, &pause) != 0 && errno == EINTR)
 			;

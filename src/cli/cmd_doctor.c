@@ -247,8 +247,10 @@ check_model(struct doctor *d)
 		model_describe(m, &i);
 		d->dim = i.dim;
 		d->model_tag = xstrdup(i.tag);
-		say(d, MARK_OK, "model", NULL, "%s (%d dimensions, in %s)",
-		    i.tag, i.dim, i.dir);
+		/* a folder named by THATCH_MODEL is its own tag */
+		say(d, MARK_OK, "model", NULL, "%s (%d dimensions%s%s)",
+		    i.tag, i.dim, strcmp(i.tag, i.dir) != 0 ? ", in " : "",
+		    strcmp(i.tag, i.dir) != 0 ? i.dir : "");
 	}
 	model_close(m);
 	model_opts_release(&o);
@@ -499,9 +501,9 @@ const struct cmd_entry cmd_doctor_entry = {
 	.args = "",
 	.max_args = 0,
 	.opts = doctor_opts,
-	.env = "THATCH_MODEL HF_HOME CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR "
-	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME "
-	    "XDG_CACHE_HOME THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
+	.env = "THATCH_MODEL HF_HOME CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR "
+	    "XDG_CONFIG_HOME XDG_CACHE_HOME THATCH_QUEUE_DIR XDG_RUNTIME_DIR",
+	.reads = READS_PROJECT,
 	.example = "thatch doctor",
 	.summary = "check the database, model, host setups, server and queue",
 	.exec = cmd_doctor_exec,

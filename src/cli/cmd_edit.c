@@ -181,8 +181,8 @@ const struct cmd_entry cmd_edit_entry = {
 	.args = "<label> [store]",
 	.min_args = 1,
 	.max_args = 2,
-	.env = "VISUAL EDITOR THATCH_MODEL CLAUDE_PROJECT_DIR "
-	    "CURSOR_PROJECT_DIR",
+	.env = "VISUAL EDITOR",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "EDITOR=nano thatch edit \"login flow\"",
 	.summary = "edit a memory in $VISUAL/$EDITOR",
 	.flags = CMD_STORE,

@@ -198,8 +198,9 @@ cmd_export_exec(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	utf8_addf(&line, "[thatch export] %s: ", store ? store : "all stores");
 	fputs(line.buf, stderr);
-	fprintf(stderr, "%d records, %d memories%s%s\n", o.records,
-	    o.memories, out != NULL ? " -> " : "", out != NULL ? out : "");
+	fprintf(stderr, "%d record%s, %d memor%s%s%s\n", o.records,
+	    o.records == 1 ? "" : "s", o.memories, o.memories == 1 ? "y" :
+	    "ies", out != NULL ? " -> " : "", out != NULL ? out : "");
 	rc = 0;
 out:
 	sbuf_release(&o.jsonl);
@@ -223,7 +224,7 @@ const struct cmd_entry cmd_export_entry = {
 	.args = "[store|all]",
 	.max_args = 1,
 	.opts = export_opts,
-	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.reads = READS_PROJECT,
 	.example = "thatch export all -o memories.jsonl",
 	.summary = "write memories, predictions and behaviors to a file",
 	.flags = CMD_STORE,

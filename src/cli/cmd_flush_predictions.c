@@ -58,8 +58,8 @@ const struct cmd_entry cmd_flush_predictions_entry = {
 	.args = "",
 	.max_args = 0,
 	.opts = flush_predictions_opts,
-	.env = "THATCH_PREDICTION_THRESHOLD CLAUDE_PROJECT_DIR "
-	    "CURSOR_PROJECT_DIR",
+	.env = "THATCH_PREDICTION_THRESHOLD",
+	.reads = READS_PROJECT,
 	.example = "echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | "
 	    "thatch flush-predictions",
 	.summary = "print the decision-model block for a prompt",

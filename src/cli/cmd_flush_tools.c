@@ -137,8 +137,8 @@ const struct cmd_entry cmd_flush_tools_entry = {
 	.max_args = 0,
 	.opts = flush_tools_opts,
 	.env = "THATCH_RECALL_THRESHOLD THATCH_PREDICTION_THRESHOLD "
-	    "THATCH_BEHAVIOR_THRESHOLD THATCH_QUEUE_DIR CLAUDE_PROJECT_DIR "
-	    "CURSOR_PROJECT_DIR",
+	    "THATCH_BEHAVIOR_THRESHOLD THATCH_QUEUE_DIR",
+	.reads = READS_PROJECT,
 	.example = "echo '{\"session_id\":\"s1\",\"prompt\":\"hi\"}' | "
 	    "thatch flush-tools",
 	.summary = "prompt hook: print one nudge block",

@@ -40,8 +40,13 @@ cmd_help_print(FILE *fp, const struct cmd_entry *e)
 	fprintf(fp, "  %-22s %s\n  %-22s %s\n", "-h, --help",
 	    "show this help", "--", "end of options: what follows is an "
 	    "argument");
-	fprintf(fp, "\nenvironment: THATCH_DB_PATH THATCH_DEBUG%s%s\n",
-	    e->env ? " " : "", e->env ? e->env : "");
+	fputs("\nenvironment: THATCH_DB_PATH THATCH_DEBUG", fp);
+	if (e->reads & READS_PROJECT)
+		fputs(" CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR", fp);
+	if (e->reads & READS_MODEL)
+		fputs(" THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN "
+		    "THATCH_THREADS XDG_CACHE_HOME", fp);
+	fprintf(fp, "%s%s\n", e->env ? " " : "", e->env ? e->env : "");
 	fprintf(fp, "\nexample:\n  %s\n", e->example);
 }
 

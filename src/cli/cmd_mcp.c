@@ -155,8 +155,8 @@ const struct cmd_entry cmd_mcp_entry = {
 	.name = "mcp",
 	.args = "",
 	.max_args = 0,
-	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR "
-	    "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR",
+	.env = "CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "thatch mcp < requests.jsonl",
 	.summary = "run the stdio MCP server (the host spawns it)",
 	.flags = CMD_STORE,

@@ -101,7 +101,7 @@ cmd_reembed_exec(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	r.space.dim = model_dim(run.model);
 	r.space.tag = model_tag(run.model);
-	r.all = cli_flag(ctx, "--all");
+	r.rows = cli_flag(ctx, "--all") ? STORE_ROWS_ALL : STORE_ROWS_OTHER;
 	r.batch = REEMBED_BATCH;
 	r.embed = embed;
 	r.progress = progress;
@@ -142,7 +142,7 @@ const struct cmd_entry cmd_reembed_entry = {
 	.min_args = 0,
 	.max_args = 1,
 	.opts = reembed_opts,
-	.env = "THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "THATCH_MODEL=BAAI/bge-base-en-v1.5 thatch reembed",
 	.summary = "embed again the memories stored by another model",
 	.flags = CMD_STORE,

@@ -116,7 +116,7 @@ const struct cmd_entry cmd_remember_entry = {
 	.min_args = 1,
 	.max_args = 2,
 	.opts = remember_opts,
-	.env = "THATCH_MODEL CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "git log -1 --format=%B | thatch remember \"release "
 	    "steps\" -",
 	.summary = "save a memory (content from stdin with -)",

@@ -225,6 +225,7 @@ const struct cmd_entry cmd_session_entry = {
 	.max_args = 2,
 	.opts = session_opts,
 	.env = "OPENCODE_DB XDG_DATA_HOME",
+	.reads = READS_PROJECT,
 	.example = "thatch session search 'migration failed' --limit 5",
 	.summary = "read earlier opencode sessions (read-only)",
 	.exec = cmd_session_exec,

@@ -14,10 +14,13 @@
  * finds opencode.json (host-contracts §1.1, §2.1, §3.1); the summary says
  * so, and that Claude Code's .claude/settings.json is read only in the
  * folder it starts in. A CLAUDE_PROJECT_DIR/CURSOR_PROJECT_DIR names the
- * folder exactly and is kept.
+ * folder exactly and is kept. A project whose .claude or .cursor is the
+ * host's user folder (setup run in the home folder) is refused: the
+ * hooks would land in the user settings and run in every project.
  */
 #include "cli/cmd.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +44,9 @@ line(const char *label, const char *value)
 static void
 files(const char *label, const char *dir, int written, int unchanged)
 {
-	printf("  %-15s%s (%d files: %d written, %d unchanged)\n", label, dir,
-	    written + unchanged, written, unchanged);
+	printf("  %-15s%s (%d file%s: %d written, %d unchanged)\n", label,
+	    dir, written + unchanged, written + unchanged == 1 ? "" : "s",
+	    written, unchanged);
 }
 
 static void
@@ -104,7 +108,8 @@ undo_line(const char *label, const char *path, enum setup_undo u)
 static void
 removed_files(const char *label, const char *dir, int n)
 {
-	printf("  %-15s%s (%d files removed)\n", label, dir, n);
+	printf("  %-15s%s (%d file%s removed)\n", label, dir, n,
+	    n == 1 ? "" : "s");
 }
 
 static void
@@ -137,15 +142,30 @@ report_opencode_removed(const struct setup_opts *o,
 	printf("thatch removed from opencode (%s).\n\n", o->global ?
 	    "global" : "project-local");
 	undo_line("Config:", r->config, r->undo_config);
-	removed_files("Skills:", r->skills_dir, r->skills_removed);
-	removed_files("Commands:", r->commands_dir, r->commands_removed);
+	if (r->shared_kept) {
+		printf("  %-15s%s (kept: the %s setup uses them)\n", "Skills:",
+		    r->skills_dir, o->global ? "project's" : "global");
+		printf("  %-15s%s (kept: the %s setup uses them)\n",
+		    "Commands:", r->commands_dir, o->global ? "project's" :
+		    "global");
+	} else {
+		removed_files("Skills:", r->skills_dir, r->skills_removed);
+		removed_files("Commands:", r->commands_dir,
+		    r->commands_removed);
+	}
 	putchar('\n');
 }
 
-/* One host's row: its name, flag, and what installs or removes it. */
+/*
+ * One host's row: its name, flag, its folder in a project (".claude") and
+ * its user folder (a struct paths member), and what installs or removes
+ * it.
+ */
 struct host_row {
 	const char	*flag;
 	const char	*name;
+	const char	*dot;
+	const char	*(*user_dir)(const struct paths *);
 	int		(*install)(const struct setup_opts *,
 			    struct setup_report *, struct err *);
 	int		(*remove)(const struct setup_opts *,
@@ -177,11 +197,58 @@ after_cursor(const struct setup_opts *o, const struct setup_report *r)
 	puts("Restart Cursor to load thatch.");
 }
 
+static const char *
+claude_user_dir(const struct paths *p)
+{
+	return p->claude_dir;
+}
+
+static const char *
+cursor_user_dir(const struct paths *p)
+{
+	return p->cursor_dir;
+}
+
 static const struct host_row hosts[] = {
-	{ "--claude", "Claude Code", claude_install, claude_remove,
-	    after_claude },
-	{ "--cursor", "Cursor", cursor_install, cursor_remove, after_cursor },
+	{ "--claude", "Claude Code", ".claude", claude_user_dir,
+	    claude_install, claude_remove, after_claude },
+	{ "--cursor", "Cursor", ".cursor", cursor_user_dir, cursor_install,
+	    cursor_remove, after_cursor },
 };
+
+/* Whether two paths name one folder (as written when either is missing). */
+static bool
+same_folder(const char *a, const char *b)
+{
+	char	ra[PATH_MAX], rb[PATH_MAX];
+
+	if (realpath(a, ra) != NULL && realpath(b, rb) != NULL)
+		return strcmp(ra, rb) == 0;
+	return strcmp(a, b) == 0;
+}
+
+/*
+ * Whether the project's host folder is the host's user folder (setup run
+ * in the home folder): a project install there would put its hooks in the
+ * user settings, so every project would run them while only this folder
+ * had the server. Removal stays allowed, to undo such an install.
+ */
+static int
+refuse_user_folder(const struct host_row *h, const struct setup_opts *o,
+    struct err *err)
+{
+	const char	*user = h->user_dir(o->paths);
+	char		*dot = path_join(o->paths->project_dir, h->dot);
+	bool		 same = same_folder(dot, user);
+
+	free(dot);
+	if (!same)
+		return 0;
+	return err_set(err, "%s is %s's user folder, so a project setup here "
+	    "would run its hooks in every project: run `thatch setup %s "
+	    "--global`, or run setup in a project folder",
+	    o->paths->project_dir, h->name, h->flag);
+}
 
 /* Install or remove one of the hosts[] rows; 0 or CMD_FAILED. */
 static int
@@ -191,6 +258,8 @@ run_host(const struct host_row *h, const struct setup_opts *o, bool remove,
 	struct setup_report	r;
 	int			rc;
 
+	if (!o->global && !remove && refuse_user_folder(h, o, err) != 0)
+		return CMD_FAILED;
 	rc = (remove ? h->remove : h->install)(o, &r, err);
 	if (rc == 0 && remove) {
 		report_removed(h->name, o, &r);
@@ -293,8 +362,8 @@ const struct cmd_entry cmd_setup_entry = {
 	.args = "",
 	.max_args = 0,
 	.opts = setup_opts,
-	.env = "PATH CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR CLAUDE_CONFIG_DIR "
-	    "CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
+	.env = "PATH CLAUDE_CONFIG_DIR CURSOR_CONFIG_DIR XDG_CONFIG_HOME",
+	.reads = READS_PROJECT,
 	.example = "thatch setup --remove --claude --global",
 	.summary = "install or remove thatch for Claude Code, Cursor, opencode",
 	.exec = cmd_setup_exec,

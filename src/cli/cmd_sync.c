@@ -8,46 +8,55 @@
  * model for incoming memories (loaded only when one needs a vector) and
  * prints. With --background (the MCP server's own child) every line goes
  * to stderr, which the server points at DB_DIR/sync.log, stamped.
+ *
+ * One sync of a database at a time: a round holds DB_DIR/sync.lock
+ * (flock), and a second one (a server's last queued run beside its
+ * running one, the user's beside the server's) waits for it; two at once
+ * raced on fast-import's ref and one failed.
  */
 #include "cli/cmd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/slug.h"
 #include "core/store.h"
 #include "core/sync.h"
 #include "embed/model.h"
+#include "util/fileio.h"
+#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
 
-/* The model, opened on the first memory that needs a vector. */
+/* The model, opened when the first memory needs a vector. */
 struct lazy_model {
 	struct model_opts	 o;
 	struct model		*m;	/* owned */
 };
 
 static int
-embed_passage(void *arg, const char *text, float **vec, int *dim,
-    const char **model, struct err *err)
+open_model(void *arg, struct store_space *sp, struct err *err)
 {
 	struct lazy_model	*lm = arg;
 
 	if (lm->m == NULL && model_open(&lm->o, &lm->m, err) != 0)
 		return -1;
-	*dim = model_dim(lm->m);
-	*vec = xcalloc((size_t)*dim, sizeof(**vec));
-	*model = model_tag(lm->m);
-	if (model_embed(lm->m, text, strlen(text), EMBED_PASSAGE, *vec,
-	    err) != 0) {
-		free(*vec);
-		*vec = NULL;
-		return -1;
-	}
+	sp->dim = model_dim(lm->m);
+	sp->tag = model_tag(lm->m);
 	return 0;
+}
+
+static int
+embed_passages(void *arg, const char *const *texts, size_t n, float *out,
+    struct err *err)
+{
+	struct lazy_model	*lm = arg;
+
+	return model_embed_batch(lm->m, texts, n, EMBED_PASSAGE, out, err);
 }
 
 /* --private / --share <label>: one row of thatch_sync_private. */
@@ -136,8 +145,9 @@ print_report(FILE *fp, const struct sync_opts *o,
 	add_lines(&out, pre.buf, rep->secrets.buf,
 	    " (thatch sync --force sends it)");
 	if (rep->unembedded > 0) {
-		sbuf_addf(&out, "%s%zu memories have no vector yet (", pre.buf,
-		    rep->unembedded);
+		sbuf_addf(&out, "%s%zu memor%s no vector yet (", pre.buf,
+		    rep->unembedded, rep->unembedded == 1 ? "y has" :
+		    "ies have");
 		utf8_addf(&out, "%s): recall finds them by their words until "
 		    "the next sync embeds them\n", rep->embed_err.buf);
 	}
@@ -155,7 +165,8 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	const char		*v, *remote = cli_opt(ctx, "--remote");
 	bool			 bg = cli_flag(ctx, "--background");
 	char			 now[CLOCK_ISO_LEN], stamp[CLOCK_ISO_LEN + 1];
-	int			 rc = CMD_FAILED;
+	char			*lock_path;
+	int			 rc = CMD_FAILED, lock;
 
 	memset(&o, 0, sizeof(o));
 	o.store = argc > 0 && *argv[0] != '\0' ? argv[0] :
@@ -168,12 +179,19 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if ((v = cli_opt(ctx, "--share")) != NULL)
 		return mark(ctx, o.store, v, false);
 	o.dir = ctx->paths.project_dir;
+	lock_path = path_join(ctx->paths.db_dir, "sync.lock");
+	if ((lock = fileio_lock_file(lock_path, &ctx->err)) < 0) {
+		free(lock_path);
+		return CMD_FAILED;
+	}
+	free(lock_path);
 	o.now = clock_iso(clock_now(&ctx->clock), now);
 	o.status = cli_flag(ctx, "--status");
 	o.force = cli_flag(ctx, "--force");
 	model_opts_init(&lm.o, &ctx->paths);
 	lm.o.progress = !bg;
-	o.embedder.embed = embed_passage;
+	o.embedder.open = open_model;
+	o.embedder.embed = embed_passages;
 	o.embedder.arg = &lm;
 	stamp[0] = '\0';
 	if (bg)
@@ -187,6 +205,7 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	sync_report_release(&rep);
 	model_close(lm.m);
 	model_opts_release(&lm.o);
+	close(lock);
 	return rc;
 }
 
@@ -206,7 +225,7 @@ const struct cmd_entry cmd_sync_entry = {
 	.args = "[store]",
 	.max_args = 1,
 	.opts = sync_opts,
-	.env = "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR THATCH_MODEL",
+	.reads = READS_PROJECT | READS_MODEL,
 	.example = "thatch sync --status",
 	.summary = "share the project's memories through its git remote",
 	.flags = CMD_STORE,

@@ -12,6 +12,7 @@ struct store;
 
 /* Limits and defaults (store-and-tools §4.16, engines-and-extras B1/B5). */
 #define CHAT_BODY_MAX		10000	/* characters (code points) */
+#define CHAT_TOPIC_MAX		200	/* characters, one line */
 #define CHAT_PURGE_SECONDS	86400	/* stale rows older go at a join */
 
 /*

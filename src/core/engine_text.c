@@ -27,6 +27,14 @@
  *     hedged "you may prefer handle errors first" and "consider run the
  *     linter" did not parse), so the statement's first word is lowercased
  *     the same way.
+ *  6. Statements are written every way too: "Never force-push", "Don't
+ *     push to main", "I should run the tests", "The user prefers tabs".
+ *     The subject and its modal go ("I should", "you must"), a third
+ *     person's verb takes its bare form ("the user prefers" -> "prefer",
+ *     and "may prefer to prefer" is "may prefer"), a "please" goes, and a
+ *     negation moves before the infinitive ("tends not to push", "do not
+ *     push"). "do" gives way to "never" and "always" ("When X:
+ *     never force-push"), where "do never" would not parse.
  */
 #include "core/engine.h"
 
@@ -213,6 +221,173 @@ add_situation(struct sbuf *out, const char *text)
 	sbuf_release(&t);
 }
 
+/* Who an agent writes as the doer of a rule: dropped with its modal. */
+static const char *const subjects[] = {
+	"i", "you", "we", "the agent", "agents", "the assistant", NULL,
+};
+
+/* The modals that follow such a subject. */
+static const char *const modals[] = {
+	"should", "must", "will", "shall", "need to", "needs to", "have to",
+	"has to", "ought to", NULL,
+};
+
+/* Third persons whose verb loses its -s ("the user prefers" -> "prefer"). */
+static const char *const third_persons[] = {
+	"the user", "user", "he", "she", NULL,
+};
+
+/* Plural doers, whose verb is already bare ("they write"). */
+static const char *const plural_persons[] = {
+	"they", "the users", "users", NULL,
+};
+
+/*
+ * Verbs a subjectless statement opens with in the third person ("Prefers
+ * small PRs"), given their bare form like a third person's.
+ */
+static const char *const third_verbs[] = {
+	"prefers", "wants", "likes", "dislikes", "uses", "expects", "avoids",
+	"favors", "favours", "asks", "writes", "keeps", NULL,
+};
+
+/* Negations, moved before the infinitive ("tends not to"). */
+static const char *const negations[] = {
+	"don't", "do not", "doesn't", "does not", "not", NULL,
+};
+
+/* Adverbs that stand in for "do" ("never force-push"). */
+static const char *const adverbs[] = { "never", "always", NULL };
+
+/* Courtesies that come before the verb and go. */
+static const char *const courtesies[] = { "please", NULL };
+
+/* s past the listed phrase it starts with and its space, or NULL. */
+static const char *
+skip_phrase(const char *s, const char *const *list)
+{
+	size_t	n;
+
+	for (; *list != NULL; list++) {
+		n = strlen(*list);
+		if (strncasecmp(s, *list, n) == 0 && s[n] == ' ')
+			return s + n + 1;
+	}
+	return NULL;
+}
+
+/* Third-person endings and their bare form, longest first ("pushes"). */
+static const struct {
+	const char	*third, *bare;
+} endings[] = {
+	{ "sses", "ss" }, { "shes", "sh" }, { "ches", "ch" }, { "zzes", "zz" },
+	{ "ies", "y" }, { "xes", "x" }, { "oes", "o" },
+};
+
+/* A third person's verb in its bare form: prefers, pushes, tries, does. */
+static void
+add_bare_verb(struct sbuf *out, const char *s)
+{
+	size_t	n = word_len(s), i, k;
+
+	if (n == 2 && strncmp(s, "is", 2) == 0)
+		sbuf_adds(out, "be");
+	else if (n == 3 && strncmp(s, "has", 3) == 0)
+		sbuf_adds(out, "have");
+	else {
+		for (i = 0; i < sizeof(endings) / sizeof(endings[0]); i++) {
+			k = strlen(endings[i].third);
+			if (n > k && strncmp(s + n - k, endings[i].third, k) ==
+			    0)
+				break;
+		}
+		if (i < sizeof(endings) / sizeof(endings[0])) {
+			sbuf_add(out, s, n - strlen(endings[i].third));
+			sbuf_adds(out, endings[i].bare);
+		} else if (n > 2 && s[n - 1] == 's' && s[n - 2] != 's')
+			sbuf_add(out, s, n - 1);
+		else
+			sbuf_add(out, s, n);
+	}
+	sbuf_adds(out, s + n);
+}
+
+/* Whether s starts with the last word of verb's first n bytes. */
+static bool
+repeats_verb(const char *verb, size_t n, const char *s)
+{
+	size_t	w = n;
+
+	while (w > 0 && verb[w - 1] != ' ')
+		w--;
+	return word_len(s) == n - w && strncasecmp(s, verb + w, n - w) == 0 &&
+	    s[n - w] == ' ';
+}
+
+/*
+ * The bare verb phrase of statement s (invariant 6): s past a courtesy
+ * and a doer ("I should", "the user", "they"), a third person's verb in
+ * its bare form (written to vp), *negated set and the negation skipped.
+ */
+static const char *
+bare_phrase(const char *s, struct sbuf *vp, bool *negated)
+{
+	const char	*p;
+	bool		 third = false;
+
+	if ((p = skip_phrase(s, courtesies)) != NULL)
+		s = p;
+	if ((p = skip_phrase(s, subjects)) != NULL &&
+	    (p = skip_phrase(p, modals)) != NULL)
+		s = p;
+	else if ((p = skip_phrase(s, third_persons)) != NULL) {
+		s = p;
+		third = is_lower(*s) && skip_phrase(s, modals) == NULL &&
+		    skip_phrase(s, negations) == NULL;
+	} else if ((p = skip_phrase(s, plural_persons)) != NULL)
+		s = p;
+	else
+		third = in_list(third_verbs, s, word_len(s));
+	if ((p = skip_phrase(s, modals)) != NULL)
+		s = p;
+	if ((p = skip_phrase(s, negations)) != NULL) {
+		*negated = true;
+		return p;
+	}
+	if (!third)
+		return s;
+	add_bare_verb(vp, s);
+	return vp->buf;
+}
+
+/*
+ * Append "<verb> <statement>" shaped as invariant 6: verb is the engine's
+ * ("the user tends to", "do"), s the squeezed statement.
+ */
+static void
+add_statement(struct sbuf *out, const char *verb, const char *s)
+{
+	struct sbuf	 vp = SBUF_INIT;
+	size_t		 vn = strlen(verb);
+	bool		 infinitive = vn > 3 && strcmp(verb + vn - 3, " to") == 0;
+	bool		 negated = false;
+
+	sbuf_init(&vp);
+	s = bare_phrase(s, &vp, &negated);
+	if (negated && infinitive)
+		sbuf_addf(out, "%.*s not to ", (int)(vn - 3), verb);
+	else if (negated)
+		sbuf_addf(out, "%s not ", verb);
+	else if (infinitive && repeats_verb(verb, vn - 3, s)) {
+		/* "may prefer to prefer tabs": "may prefer tabs" */
+		sbuf_add(out, verb, vn - 3);
+		s += word_len(s);
+	} else if (infinitive || skip_phrase(s, adverbs) == NULL)
+		sbuf_addf(out, "%s ", verb);
+	add_word_lowered(out, s, false);
+	sbuf_release(&vp);
+}
+
 void
 engine_render_evidence(double confidence, long evidence, struct sbuf *out)
 {
@@ -233,9 +408,9 @@ engine_render_hit(const struct engine *eng, const struct engine_hit *h,
 	engine_render_evidence(h->confidence, h->evidence, out);
 	sbuf_addc(out, ' ');
 	add_situation(out, h->matcher_description);
-	sbuf_addf(out, ": %s ", h->evidence == 0 ? eng->verb_new :
-	    eng->verb_known);
-	add_word_lowered(out, st.buf, false);
+	sbuf_adds(out, ": ");
+	add_statement(out, h->evidence == 0 ? eng->verb_new :
+	    eng->verb_known, st.buf);
 	sbuf_release(&st);
 }
 

@@ -347,6 +347,23 @@ out:
 	return rc;
 }
 
+bool
+ocdb_find(const char *home, const char *sid, struct ocdb_session *s,
+    struct err *err)
+{
+	struct ocdb	*db = NULL;
+	char		*path = ocdb_path(home);
+	bool		 found = false;
+
+	err->msg[0] = '\0';
+	if (ocdb_open(path, &db, err) == 0 &&
+	    ocdb_session(db, sid, s, &found, err) != 0)
+		found = false;
+	ocdb_close(db);
+	free(path);
+	return found;
+}
+
 int
 ocdb_session(struct ocdb *oc, const char *id, struct ocdb_session *s,
     bool *found, struct err *err)

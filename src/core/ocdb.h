@@ -62,6 +62,15 @@ int	ocdb_session(struct ocdb *, const char *id, struct ocdb_session *s,
 void	ocdb_session_release(struct ocdb_session *);
 
 /*
+ * ocdb_session in the database at ocdb_path(home), opened and closed for
+ * the call (for a host that needs one row now and then). true with *s
+ * filled (released by the caller); false when there is no such session
+ * (err "") or the database cannot be read (err says why).
+ */
+bool	ocdb_find(const char *home, const char *sid, struct ocdb_session *s,
+	    struct err *);
+
+/*
  * The last assistant message of session sid (by time_created, id): its
  * text parts, joined by newlines, appended to text, and the provider and
  * model it ran on in *provider and *model (new strings, NULL when not

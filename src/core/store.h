@@ -369,10 +369,9 @@ int	 store_list_branch(struct store *, const char *store,
 
 /*
  * Call fn for each entry of store in slug order, with content, without
- * vector; only those without an embedding when unembedded. Borrowed for
- * the call; fn returning non-zero stops the walk.
+ * vector. Borrowed for the call; fn returning non-zero stops the walk.
  */
-int	 store_walk(struct store *, const char *store, bool unembedded,
+int	 store_walk(struct store *, const char *store,
 	    int (*fn)(const struct store_entry *, void *), void *,
 	    struct err *);
 
@@ -433,8 +432,22 @@ int	 store_count_other_space(struct store *, const char *store,
 	    struct err *);
 
 /*
- * What store_reembed does: the rows of store (NULL: every store) in
- * another space than space, or every row with all, embedded batch texts
+ * Rows of store (NULL: every store) with no vector at all, such as the
+ * memories a sync brought (their vectors never travel). Returns 0 or -1.
+ */
+int	 store_count_missing(struct store *, const char *store, long long *n,
+	    struct err *);
+
+/* The rows store_reembed takes. */
+enum store_rows {
+	STORE_ROWS_OTHER,	/* in another space than the one in effect */
+	STORE_ROWS_ALL,		/* every row (`reembed --all`) */
+	STORE_ROWS_MISSING,	/* with no vector at all (a sync's arrivals) */
+};
+
+/*
+ * What store_reembed does: the rows of store (NULL: every store) that
+ * rows names, embedded batch texts
  * at a time by embed (passages, n texts to n x space.dim floats in out;
  * non-zero stops the run with err set). progress, if set, is called with
  * the rows done and the total after every batch. now stamps the
@@ -443,7 +456,7 @@ int	 store_count_other_space(struct store *, const char *store,
 struct store_reembed {
 	const char		*store;
 	struct store_space	 space;
-	bool			 all;
+	enum store_rows		 rows;
 	size_t			 batch;		/* >= 1 */
 	int			(*embed)(void *arg, const char *const *texts,
 				    size_t n, float *out, struct err *);

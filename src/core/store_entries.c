@@ -728,15 +728,12 @@ static const char SQL_PUT_EXACT[] =
 	"RETURNING rowid";
 
 int
-store_walk(struct store *st, const char *store, bool unembedded,
+store_walk(struct store *st, const char *store,
     int (*fn)(const struct store_entry *, void *), void *arg,
     struct err *err)
 {
-	return walk_entries(st, unembedded ?
-	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
-	    "AND embedding IS NULL ORDER BY slug" :
-	    "SELECT " STORE_ENTRY_COLS " FROM entries WHERE store = ? "
-	    "ORDER BY slug", &store, 1, fn, arg, err);
+	return walk_entries(st, "SELECT " STORE_ENTRY_COLS " FROM entries "
+	    "WHERE store = ? ORDER BY slug", &store, 1, fn, arg, err);
 }
 
 int

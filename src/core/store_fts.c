@@ -18,7 +18,10 @@
  *     ours. Trigrams match any substring of three characters or more, so
  *     identifiers with _ . / - ::, camelCase and snake_case parts, the
  *     last components of a path, error codes and words of any script are
- *     found without index-time expansion.
+ *     found without index-time expansion. The query side does the rest
+ *     (store_fts_match): names and their parts, unspaced scripts cut by
+ *     script, and two-character words of those scripts found by the
+ *     trigrams they begin (short_terms).
  *  3. Opening creates the table, its triggers and the index of the rows
  *     already there only when it can write (store.c invariant 5: a read
  *     never writes), in store.c's setup transaction; a file without the
@@ -27,9 +30,13 @@
  *     Scores stay the §5.1 cosine, so thresholds keep their meaning; only
  *     the order is fused.
  *  5. Fusion is reciprocal-rank fusion, 1 / (K + rank) summed over the
- *     sides, over each side's ranking to depth FUSE_DEPTH. A row a side
- *     did not rank gets nothing from it, so the lexical side's first row
- *     ranks above every row that only the embedding found.
+ *     sides, over each side's whole ranking: the cosine side returns its
+ *     first FUSE_DEPTH rows and ranks each lexical row past them from its
+ *     int8 pass (store_vector_probe); the lexical side reads its first
+ *     FUSE_DEPTH matches. A row the lexical side did not match gets
+ *     nothing from it, so its first row (the one memory naming the
+ *     query's identifier) ranks above every row only the embedding found,
+ *     however many rows are closer in meaning.
  */
 #include "core/store.h"
 
@@ -42,6 +49,7 @@
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"
+#include "util/utf8.h"
 #include "util/xmalloc.h"
 
 /*
@@ -122,20 +130,60 @@ store_fts_setup(struct store *st, bool write, int *todo, struct err *err)
 
 /* ---- The query's tokens ------------------------------------------------ */
 
-/* Characters that belong to a token: letters, digits, non-ASCII, and the
- * joiners of identifiers and paths. */
+/*
+ * What a character is to the tokenizer. Scripts written without spaces
+ * (Japanese, Chinese) are cut where the script changes, so a question
+ * like キャッシュを削除する gives キャッシュ, 削除 and する; hiragana runs
+ * under three characters are particles and inflections, left out.
+ */
+enum cls {
+	CLS_SEP,	/* spaces and punctuation, of any script (“ ” 、 。) */
+	CLS_WORD,	/* letters, digits and joiners of spaced scripts */
+	CLS_HIRA,	/* hiragana */
+	CLS_KATA,	/* katakana */
+	CLS_HAN,	/* CJK ideographs */
+	CLS_HANGUL,
+};
+
+/* Joiners of identifiers and paths: part of a token, never its edge. */
 static bool
-tok_char(unsigned char c)
+joiner(int32_t c)
 {
-	return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	    (c >= 'A' && c <= 'Z') || strchr("_./:-#@$", c) != NULL;
+	return c < 0x80 && c != 0 && strchr("_./:-#@$", (int)c) != NULL;
 }
 
-/* Joiners a token does not start or end with ("end." "-flag" "::x"). */
-static bool
-edge_char(unsigned char c)
+static enum cls
+cls_of(int32_t c)
 {
-	return c < 0x80 && strchr("./:-#@", c) != NULL;
+	static const struct { int32_t lo, hi; enum cls cls; } ranges[] = {
+		{ 0x00a0, 0x00bf, CLS_SEP },	/* NBSP « » ¿ and signs */
+		{ 0x00d7, 0x00d7, CLS_SEP },	/* × */
+		{ 0x00f7, 0x00f7, CLS_SEP },	/* ÷ */
+		{ 0x2000, 0x206f, CLS_SEP },	/* quotes, dashes, … */
+		{ 0x3000, 0x303f, CLS_SEP },	/* 、。「」 */
+		{ 0x3040, 0x309f, CLS_HIRA },
+		{ 0x30a0, 0x30ff, CLS_KATA },	/* with ー */
+		{ 0x3130, 0x318f, CLS_HANGUL },
+		{ 0x31f0, 0x31ff, CLS_KATA },
+		{ 0x3400, 0x4dbf, CLS_HAN },
+		{ 0x4e00, 0x9fff, CLS_HAN },
+		{ 0xac00, 0xd7af, CLS_HANGUL },
+		{ 0xf900, 0xfaff, CLS_HAN },
+		{ 0xff01, 0xff0f, CLS_SEP },	/* fullwidth ！＂＃ … ／ */
+		{ 0xff1a, 0xff20, CLS_SEP },	/* ：；＜＝＞？＠ */
+		{ 0xff3b, 0xff40, CLS_SEP },
+		{ 0xff5b, 0xff65, CLS_SEP },
+		{ 0xff66, 0xff9f, CLS_KATA },	/* halfwidth */
+	};
+	size_t	i;
+
+	if (c < 0x80)
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		    (c >= 'A' && c <= 'Z') || joiner(c) ? CLS_WORD : CLS_SEP;
+	for (i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (c >= ranges[i].lo && c <= ranges[i].hi)
+			return ranges[i].cls;
+	return CLS_WORD;
 }
 
 static size_t
@@ -148,30 +196,43 @@ utf8_chars(const char *s, size_t n)
 	return k;
 }
 
+static bool
+is_upper(char c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+
+static bool
+is_lower(char c)
+{
+	return c >= 'a' && c <= 'z';
+}
+
 /*
  * A name rather than a word: it holds a joiner, a digit beside letters,
- * or an upper-case letter after a lower-case one (useEffect), or is an
+ * or mixed case past its first letter (useEffect, HTTPServer), or is an
  * all-capitals word of four or more (ENOENT).
  */
 static bool
 is_ident(const char *s, size_t n)
 {
-	bool	lower = false, upper = true, digit = false, alpha = false;
+	bool	lower = false, inner_upper = false, upper = true;
+	bool	digit = false, alpha = false;
 	size_t	i;
 
 	for (i = 0; i < n; i++) {
 		unsigned char	c = (unsigned char)s[i];
 
-		if (strchr("_./:-#@$", c) != NULL && c != '\0')
+		if (joiner(c))
 			return true;
-		if (c >= 'A' && c <= 'Z' && lower)
-			return true;
-		lower = c >= 'a' && c <= 'z';
-		upper = upper && !lower && c < 0x80;
+		inner_upper = inner_upper || (i > 0 && is_upper((char)c));
+		lower = lower || is_lower((char)c);
+		upper = upper && !is_lower((char)c) && c < 0x80;
 		digit = digit || (c >= '0' && c <= '9');
-		alpha = alpha || (c >= 'A' && c <= 'Z') || lower;
+		alpha = alpha || is_upper((char)c) || is_lower((char)c);
 	}
-	return (digit && alpha) || (upper && alpha && n >= 4);
+	return (digit && alpha) || (inner_upper && lower) ||
+	    (upper && alpha && n >= 4);
 }
 
 /* Common English words that would match half the memories. */
@@ -195,7 +256,7 @@ is_stopword(const char *s, size_t n)
 }
 
 /* Add token s[0..n) to the MATCH expression as an FTS5 string, which
- * needs no escaping: a token never holds '"' (tok_char). */
+ * needs no escaping: a token never holds '"' (a separator). */
 static void
 match_add(struct sbuf *m, const char *s, size_t n)
 {
@@ -207,35 +268,147 @@ match_add(struct sbuf *m, const char *s, size_t n)
 }
 
 /*
- * The query's tokens as two FTS5 MATCH expressions: idents, the names it
- * holds; words, every token worth matching. Tokens under three
- * characters cannot match a trigram index and are dropped.
+ * The snake_case and camelCase parts of a name, all of them, as one
+ * FTS5 AND group added to *parts: the query parseHttpHeader then finds
+ * parse_http_header and the other way round (the index finds a part
+ * inside a stored name by itself). Parts are cut at '_' and before an
+ * upper-case letter that follows a lower-case one or starts a word after
+ * capitals (HTTPServer: HTTP, Server). A name of one part, or with a
+ * part under three characters (which trigrams cannot find), adds none.
+ */
+static void
+name_parts(const char *s, size_t n, struct sbuf *parts)
+{
+	struct sbuf	g = SBUF_INIT;
+	size_t		i, from = 0, k = 0;
+
+	for (i = 1; i <= n; i++) {
+		bool	cut = i == n || s[i] == '_' || (is_upper(s[i]) &&
+			    (is_lower(s[i - 1]) || (is_upper(s[i - 1]) &&
+			    i + 1 < n && is_lower(s[i + 1]))));
+
+		if (!cut)
+			continue;
+		if (i - from < 3 || (from == 0 && i == n))
+			goto out;
+		sbuf_adds(&g, k++ == 0 ? "(" : " AND ");
+		sbuf_addc(&g, '"');
+		sbuf_add(&g, s + from, i - from);
+		sbuf_addc(&g, '"');
+		from = i + (i < n && s[i] == '_');
+	}
+	if (parts->len > 0)
+		sbuf_adds(parts, " OR ");
+	sbuf_add(parts, g.buf, g.len);
+	sbuf_addc(parts, ')');
+out:
+	sbuf_release(&g);
+}
+
+/* Joiners a token does not start or end with ("end." "-flag" "::x"),
+ * except '#' before a digit (#88). */
+static bool
+edge_char(const char *s, size_t n, bool start)
+{
+	if (start && n > 1 && *s == '#' && s[1] >= '0' && s[1] <= '9')
+		return false;
+	return strchr("./:-#@", *s) != NULL;
+}
+
+/* A token of a spaced script. */
+static void
+word_token(const char *s, size_t n, struct fts_terms *t)
+{
+	while (n > 0 && edge_char(s, n, true)) {
+		s++;
+		n--;
+	}
+	while (n > 0 && edge_char(s + n - 1, 1, false))
+		n--;
+	if (utf8_chars(s, n) < 3)
+		return;
+	if (is_ident(s, n)) {
+		match_add(&t->idents, s, n);
+		name_parts(s, n, &t->parts);
+	}
+	if (!is_stopword(s, n))
+		match_add(&t->words, s, n);
+}
+
+/*
+ * A run of one script written without spaces. Three characters or more
+ * go to the index; a run of ideographs longer than that (a Chinese
+ * phrase) also by its trigrams, which find the words inside it (up to
+ * TRIGRAM_RUN characters: a longer run is a pasted text, not a query).
+ * Two characters (削除, 배포) are a word too short for trigrams: the
+ * shorts list, found through the index's vocabulary (short_terms).
+ * Hiragana under three are grammar.
+ */
+#define TRIGRAM_RUN	32
+static void
+cjk_token(const char *s, size_t n, enum cls cls, struct fts_terms *t)
+{
+	size_t	at[TRIGRAM_RUN + 1], k = 0, i;
+	int32_t	c;
+
+	for (i = 0; i < n && k <= TRIGRAM_RUN; i += utf8_decode(s + i, n - i,
+	    &c))
+		at[k++] = i;
+	if (k == 2 && cls != CLS_HIRA) {
+		if (t->shorts.len > 0)
+			sbuf_addc(&t->shorts, '\n');
+		sbuf_add(&t->shorts, s, n);
+	}
+	if (k < 3)
+		return;
+	match_add(&t->words, s, n);
+	if (cls != CLS_HAN || k == 3 || k > TRIGRAM_RUN)
+		return;
+	at[k] = n;
+	for (i = 0; i + 3 <= k; i++)
+		match_add(&t->words, s + at[i], at[i + 3] - at[i]);
+}
+
+/*
+ * The query's tokens: idents, parts and words as FTS5 MATCH expressions
+ * (the names it holds; every part of each name; every token worth
+ * matching), shorts as the newline-separated two-character words of
+ * unspaced scripts. Tokens under three characters
+ * of other scripts cannot match a trigram index and are dropped.
  */
 void
-store_fts_match(const char *text, struct sbuf *idents, struct sbuf *words)
+store_fts_match(const char *text, struct fts_terms *t)
 {
-	const char	*p = text, *s;
-	size_t		 n;
+	size_t	len = strlen(text), i = 0, start, k;
+	int32_t	c;
+	enum cls cls, run;
 
-	while (*p != '\0') {
-		while (*p != '\0' && !tok_char((unsigned char)*p))
-			p++;
-		for (s = p; *p != '\0' && tok_char((unsigned char)*p); p++)
-			;
-		n = (size_t)(p - s);
-		while (n > 0 && edge_char((unsigned char)*s)) {
-			s++;
-			n--;
-		}
-		while (n > 0 && edge_char((unsigned char)s[n - 1]))
-			n--;
-		if (utf8_chars(s, n) < 3)
+	while (i < len) {
+		k = utf8_decode(text + i, len - i, &c);
+		if ((run = cls_of(c)) == CLS_SEP) {
+			i += k;
 			continue;
-		if (is_ident(s, n))
-			match_add(idents, s, n);
-		if (!is_stopword(s, n))
-			match_add(words, s, n);
+		}
+		start = i;
+		for (i += k; i < len; i += k) {
+			k = utf8_decode(text + i, len - i, &c);
+			if ((cls = cls_of(c)) != run)
+				break;
+		}
+		if (run == CLS_WORD)
+			word_token(text + start, i - start, t);
+		else
+			cjk_token(text + start, i - start, run, t);
 	}
+}
+
+void
+store_fts_terms_release(struct fts_terms *t)
+{
+	sbuf_release(&t->idents);
+	sbuf_release(&t->parts);
+	sbuf_release(&t->words);
+	sbuf_release(&t->shorts);
 }
 
 /* ---- The lexical ranking ----------------------------------------------- */
@@ -245,12 +418,16 @@ struct lex {
 	int		kind;		/* STORE_LEX_* */
 };
 
-/* Append to *lx the rows matching expr (bm25, label weighing 4 times
- * content: a label names what the memory is about), not already in it,
- * up to FUSE_DEPTH. -1 with err only for a
- * failure other than the index being absent. */
+/*
+ * Append to *lx the rows matching the FTS5 expression match (bm25, the
+ * label weighing 4 times the content: a label names what the memory is
+ * about; equal ranks in table order, as on the vector side), under the
+ * vector side's store, branch and archived rules, not already in it, up
+ * to FUSE_DEPTH. -1 with err only for a failure other than the index
+ * being absent.
+ */
 static int
-lex_query(struct store *st, const struct store_query *q, const char *expr,
+lex_query(struct store *st, const struct store_query *q, const char *match,
     int kind, struct lex *lx, size_t *n, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
@@ -265,7 +442,6 @@ lex_query(struct store *st, const struct store_query *q, const char *expr,
 	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
 	for (i = 0; i < q->nstores; i++)
 		sbuf_addf(&sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
-	/* equal ranks keep table order, as on the vector side */
 	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
 	    "entries_fts.rowid LIMIT ?4");
 	if (sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL) !=
@@ -276,7 +452,7 @@ lex_query(struct store *st, const struct store_query *q, const char *expr,
 		rc = 0;
 		goto out;
 	}
-	sqlite3_bind_text(stmt, 1, expr, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
 	sqlite3_bind_int(stmt, 2, q->include_archived);
 	if (branch)
 		sqlite3_bind_text(stmt, 3, q->branch, -1, SQLITE_STATIC);
@@ -305,23 +481,90 @@ out:
 	return rc;
 }
 
+/*
+ * The index's trigrams that begin with one of the two-character words in
+ * shorts (one a line), as an FTS5 MATCH expression in *m: a trigram
+ * index cannot look two characters up, but its vocabulary, read through
+ * a per-connection fts5vocab table in temp (nothing in the database
+ * file), holds every trigram a word begins, in order, so a range finds
+ * them without a scan. A word only at the very end of a text begins no
+ * trigram and is missed. No vocabulary (no index): *m stays empty.
+ */
+static void
+short_terms(struct store *st, const char *shorts, struct sbuf *m)
+{
+	sqlite3_stmt	*stmt = NULL;
+	struct sbuf	 hi = SBUF_INIT;
+	const char	*w, *nl, *t;
+	size_t		 n;
+
+	if (sqlite3_exec(st->db, "CREATE VIRTUAL TABLE IF NOT EXISTS "
+	    "temp.thatch_fts_vocab USING fts5vocab(main, 'entries_fts', "
+	    "'row')", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "SELECT term FROM "
+	    "temp.thatch_fts_vocab WHERE term >= ?1 AND term < ?2 LIMIT 500",
+	    -1, &stmt, NULL) != SQLITE_OK) {
+		log_debug("store:fts", "no vocabulary: %s",
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	for (w = shorts; w != NULL; w = nl == NULL ? NULL : nl + 1) {
+		nl = strchr(w, '\n');
+		n = nl == NULL ? strlen(w) : (size_t)(nl - w);
+		sbuf_reset(&hi);
+		sbuf_add(&hi, w, n);
+		sbuf_adds(&hi, "\xf4\x8f\xbf\xbf");	/* U+10FFFF, the last */
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, w, (int)n, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, hi.buf, (int)hi.len,
+		    SQLITE_STATIC);
+		while (sqlite3_step(stmt) == SQLITE_ROW) {
+			if (m->len > 0)
+				sbuf_adds(m, " OR ");
+			sbuf_addc(m, '"');
+			for (t = (const char *)sqlite3_column_text(stmt, 0);
+			    t != NULL && *t != '\0'; t++) {
+				if (*t == '"')
+					sbuf_addc(m, '"');	/* FTS5 quoting */
+				sbuf_addc(m, *t);
+			}
+			sbuf_addc(m, '"');
+		}
+	}
+out:
+	sqlite3_finalize(stmt);
+	sbuf_release(&hi);
+}
+
 /* The lexical ranking: rows naming one of the query's identifiers first,
- * then rows matching any of its words. */
+ * then rows holding every part of one (in another case convention), then
+ * rows matching any of its words, then rows holding one of its
+ * two-character words of an unspaced script. */
 static int
 lex_rank(struct store *st, const struct store_query *q, struct lex *lx,
     size_t *n, struct err *err)
 {
-	struct sbuf	idents = SBUF_INIT, words = SBUF_INIT;
-	int		rc = 0;
+	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
+	struct sbuf		sm = SBUF_INIT;
+	int			rc = 0;
 
 	*n = 0;
-	store_fts_match(q->text, &idents, &words);
-	if (idents.len > 0)
-		rc = lex_query(st, q, idents.buf, STORE_LEX_IDENT, lx, n, err);
-	if (rc == 0 && words.len > 0)
-		rc = lex_query(st, q, words.buf, STORE_LEX_WORD, lx, n, err);
-	sbuf_release(&idents);
-	sbuf_release(&words);
+	store_fts_match(q->text, &t);
+	if (t.idents.len > 0)
+		rc = lex_query(st, q, t.idents.buf, STORE_LEX_IDENT, lx, n,
+		    err);
+	if (rc == 0 && t.parts.len > 0)
+		rc = lex_query(st, q, t.parts.buf, STORE_LEX_WORD, lx, n, err);
+	if (rc == 0 && t.words.len > 0)
+		rc = lex_query(st, q, t.words.buf, STORE_LEX_WORD, lx, n, err);
+	if (rc == 0 && t.shorts.len > 0) {
+		short_terms(st, t.shorts.buf, &sm);
+		if (sm.len > 0)
+			rc = lex_query(st, q, sm.buf, STORE_LEX_WORD, lx, n,
+			    err);
+	}
+	sbuf_release(&sm);
+	store_fts_terms_release(&t);
 	return rc;
 }
 
@@ -331,6 +574,7 @@ struct fused {
 	struct store_hit	h;
 	double			rrf;
 	size_t			vrank;		/* 0: the vector side missed it */
+	bool			in_space;	/* its vector is the query's dim */
 };
 
 static double
@@ -354,17 +598,16 @@ cosine(const float *q, int dim, const void *blob, int bytes)
 	    sqrt(rr));
 }
 
-/* Add lexical rank r (1-based) of rowid to the fused list, reading the row
- * unless the vector side has it. A row gone since (another writer, between
- * the two sides' snapshots) is skipped. */
+/* Read lexical row l (rank r, 1-based) into f[*nf] with its cosine and
+ * the probe that will ask the vector side for its rank. A row gone since
+ * (another writer, between the two sides' snapshots) is skipped. */
 static int
-fuse_lex(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
+lex_read(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
     const struct lex *l, size_t r, struct fused *f, size_t *nf,
-    struct err *err)
+    struct store_probe *probe, struct err *err)
 {
-	struct store_entry	e;
-	size_t			i;
-	int			step;
+	struct fused	*x = &f[*nf];
+	int		 step;
 
 	sqlite3_reset(stmt);
 	sqlite3_bind_int64(stmt, 1, l->rowid);
@@ -372,23 +615,61 @@ fuse_lex(struct store *st, const struct store_query *q, sqlite3_stmt *stmt,
 		return 0;
 	if (step != SQLITE_ROW)
 		return store_fail(st, err, "cannot read memory");
+	memset(x, 0, sizeof(*x));
+	store_entry_read(stmt, 0, &x->h.e);
+	x->in_space = q->vec != NULL && sqlite3_column_bytes(stmt,
+	    STORE_ENTRY_NCOLS) == q->dim * 4;
+	x->h.score = !x->in_space ? 0 : cosine(q->vec, q->dim,
+	    sqlite3_column_blob(stmt, STORE_ENTRY_NCOLS), q->dim * 4);
+	x->rrf = 1.0 / (FUSE_K + (double)r);
+	x->h.lexical = l->kind;
+	probe[(*nf)++].score = x->h.score;
+	return 0;
+}
+
+/* Add vector hit h (rank r, 1-based) to the fused list: to the lexical
+ * row it is, or as a row of its own (h moved). */
+static void
+fuse_vec(struct store_hit *h, size_t r, struct fused *f, size_t *nf)
+{
+	size_t	i;
+
 	for (i = 0; i < *nf; i++)
-		if (strcmp(f[i].h.e.slug, (const char *)sqlite3_column_text(
-		    stmt, 0)) == 0 && strcmp(f[i].h.e.store, (const char *)
-		    sqlite3_column_text(stmt, 1)) == 0)
+		if (strcmp(f[i].h.e.slug, h->e.slug) == 0 &&
+		    strcmp(f[i].h.e.store, h->e.store) == 0)
 			break;
 	if (i == *nf) {
-		store_entry_read(stmt, 0, &e);
 		memset(&f[i], 0, sizeof(f[i]));
-		f[i].h.e = e;
-		f[i].h.score = q->vec == NULL ? 0 : cosine(q->vec, q->dim,
-		    sqlite3_column_blob(stmt, STORE_ENTRY_NCOLS),
-		    sqlite3_column_bytes(stmt, STORE_ENTRY_NCOLS));
+		f[i].h = *h;
 		(*nf)++;
-	}
+	} else
+		store_entry_release(&h->e);
+	f[i].vrank = r;
 	f[i].rrf += 1.0 / (FUSE_K + (double)r);
-	f[i].h.lexical = l->kind;
-	return 0;
+}
+
+/*
+ * Invariant 5: a lexical row the vector side did not return within
+ * FUSE_DEPTH still has a place in its whole ranking, past FUSE_DEPTH;
+ * the int8 pass estimated it (probe). So the only memory naming the
+ * query's identifier gets 1/(K + 1) plus a little, above every row that
+ * only the embedding ranked.
+ */
+static void
+fuse_deep(struct fused *f, size_t nlex, const struct store_probe *probe,
+    size_t nvec)
+{
+	size_t	i, r;
+
+	if (nvec < FUSE_DEPTH)
+		return;		/* the vector side returned all it ranks */
+	for (i = 0; i < nlex; i++) {
+		if (f[i].vrank != 0 || !f[i].in_space || probe[i].rank == 0)
+			continue;
+		r = probe[i].rank > FUSE_DEPTH ? probe[i].rank : FUSE_DEPTH + 1;
+		f[i].vrank = r;
+		f[i].rrf += 1.0 / (FUSE_K + (double)r);
+	}
 }
 
 static int
@@ -423,6 +704,8 @@ fuse_take(const struct store_query *q, struct fused *f, size_t nf,
 	}
 }
 
+/* The lexical side first (its rows' cosines are the probes), then the
+ * vector side, which ranks them among all its rows. */
 static int
 search_fused(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
@@ -430,30 +713,33 @@ search_fused(struct store *st, const struct store_query *q,
 	struct store_query	 vq = *q;
 	struct store_hits	 vh = { NULL, 0 };
 	struct fused		*f = NULL;
+	struct store_probe	*probe = NULL;
 	struct lex		*lx = xcalloc(FUSE_DEPTH, sizeof(*lx));
 	sqlite3_stmt		*stmt = NULL;
-	size_t			 nlx = 0, nf = 0, i;
+	size_t			 nlx = 0, nf = 0, nlex, i;
 	int			 rc = -1;
 
-	vq.limit = FUSE_DEPTH;
-	if (q->mode != STORE_LEXICAL &&
-	    store_vector_search(st, &vq, &vh, err) != 0)
-		goto out;
 	if (lex_rank(st, q, lx, &nlx, err) != 0)
 		goto out;
-	f = xcalloc(vh.n + nlx + 1, sizeof(*f));
-	for (i = 0; i < vh.n; i++) {
-		f[nf].h = vh.v[i];
-		f[nf].vrank = i + 1;
-		f[nf++].rrf = 1.0 / (FUSE_K + (double)(i + 1));
-	}
-	vh.n = 0;	/* moved into f */
+	f = xcalloc(nlx + FUSE_DEPTH + 1, sizeof(*f));
+	probe = xcalloc(nlx + 1, sizeof(*probe));
 	if (nlx > 0 && store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
 	    ", embedding FROM entries WHERE rowid = ?", err) != 0)
 		goto out;
 	for (i = 0; i < nlx; i++)
-		if (fuse_lex(st, q, stmt, &lx[i], i + 1, f, &nf, err) != 0)
+		if (lex_read(st, q, stmt, &lx[i], i + 1, f, &nf, probe,
+		    err) != 0)
 			goto out;
+	nlex = nf;
+	vq.limit = FUSE_DEPTH;
+	if (q->mode != STORE_LEXICAL) {
+		if (store_vector_probe(st, &vq, probe, nlex, &vh, err) != 0)
+			goto out;
+		for (i = 0; i < vh.n; i++)
+			fuse_vec(&vh.v[i], i + 1, f, &nf);
+		fuse_deep(f, nlex, probe, vh.n);
+		vh.n = 0;	/* moved into f */
+	}
 	fuse_take(q, f, nf, hits);
 	nf = 0;
 	rc = 0;
@@ -462,6 +748,7 @@ out:
 		store_entry_release(&f[i].h.e);
 	sqlite3_finalize(stmt);
 	store_hits_release(&vh);
+	free(probe);
 	free(f);
 	free(lx);
 	return rc;

@@ -14,8 +14,9 @@
 
 #include <sqlite3.h>
 
+#include "util/sbuf.h"
+
 struct err;
-struct sbuf;
 struct store_entry;
 struct store_query;
 struct store_hits;
@@ -89,8 +90,24 @@ void	 store_cache_remove(struct store *, const char *store,
  * expressions (store_fts.c; exposed for tests through store.h users). */
 int	 store_vector_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);
+
+/* The same search, which also gives each probe (a cosine) the rank it
+ * would have in the cosine ranking of every row the search may return,
+ * estimated from the int8 pass (fusion reads that ranking to its end). */
+struct store_probe {
+	double	score;		/* in */
+	size_t	rank;		/* out, 1-based */
+};
+int	 store_vector_probe(struct store *, const struct store_query *,
+	    struct store_probe *, size_t, struct store_hits *, struct err *);
 int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
-void	 store_fts_match(const char *text, struct sbuf *idents,
-	    struct sbuf *words);
+struct fts_terms {
+	struct sbuf	idents;		/* FTS5 MATCH: the names it holds */
+	struct sbuf	parts;		/* FTS5 MATCH: all parts of a name */
+	struct sbuf	words;		/* FTS5 MATCH: every token worth it */
+	struct sbuf	shorts;		/* 2-character CJK words, one a line */
+};
+void	 store_fts_match(const char *text, struct fts_terms *);
+void	 store_fts_terms_release(struct fts_terms *);
 
 #endif

@@ -1297,10 +1297,53 @@ scratch_split(struct store_cache *c, struct qmat *qm, size_t nqm)
 	}
 }
 
+/*
+ * Each probe's rank among the eligible rows by their int8-pass scores:
+ * 1 + how many score above it, read off a histogram of those scores in
+ * PROBE_BINS bins over [-1, 1] (one pass, a counter per row, no BLOB
+ * read: a binary search per row over the probes cost as much as the int8
+ * pass itself). Rows in the probe's own bin count half. The int8 scores
+ * and the bins are estimates; past the rows the search returns, a few
+ * hundred rows either way move a reciprocal rank by less than 1/160^2.
+ */
+#define PROBE_BINS	8192
+
+static size_t
+probe_bin(double a)
+{
+	double	b = (a + 1) * (PROBE_BINS / 2);
+
+	return b <= 0 ? 0 : b >= PROBE_BINS - 1 ? PROBE_BINS - 1 : (size_t)b;
+}
+
+static void
+probe_ranks(const struct qmat *qm, size_t nqm, struct store_probe *p,
+    size_t np)
+{
+	uint32_t	*cnt = xcalloc(PROBE_BINS, sizeof(*cnt));
+	uint32_t	*above = xcalloc(PROBE_BINS, sizeof(*above));
+	size_t		 k, i, b;
+	float		 a;
+
+	for (k = 0; k < nqm; k++)
+		for (i = 0; i < qm[k].m->n; i++)
+			if (!isnan(a = qm[k].approx[i]))
+				cnt[probe_bin(a)]++;
+	for (b = PROBE_BINS - 1; b-- > 0; )
+		above[b] = above[b + 1] + cnt[b + 1];
+	for (i = 0; i < np; i++) {
+		b = probe_bin(p[i].score);
+		p[i].rank = 1 + above[b] + cnt[b] / 2;
+	}
+	free(above);
+	free(cnt);
+}
+
 /* store_search inside its snapshot (invariant 2). */
 static int
 search_snapshot(struct store *st, const struct store_query *q,
-    struct store_hits *hits, struct err *err)
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
 {
 	struct qmat	*qm = NULL;
 	struct cand	*c = NULL;
@@ -1319,6 +1362,8 @@ search_snapshot(struct store *st, const struct store_query *q,
 	scratch_split(st->cache, qm, nqm);
 	band_collect(q, q1, qm, nqm, approx_scores(q, qnorm, q1, qm, nqm),
 	    &c, &nc);
+	if (nprobe > 0)
+		probe_ranks(qm, nqm, probe, nprobe);
 	if (rescore(st, q, qnorm, c, &nc, err) != 0)
 		goto out;
 	if (nc > (size_t)q->limit)
@@ -1348,6 +1393,14 @@ int
 store_vector_search(struct store *st, const struct store_query *q,
     struct store_hits *hits, struct err *err)
 {
+	return store_vector_probe(st, q, NULL, 0, hits, err);
+}
+
+int
+store_vector_probe(struct store *st, const struct store_query *q,
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
+{
 	struct store_cache	*c;
 	bool			 began = false;
 	int			 rc;
@@ -1361,14 +1414,14 @@ store_vector_search(struct store *st, const struct store_query *q,
 			return -1;
 		began = c->reading = true;
 	}
-	rc = search_snapshot(st, q, hits, err);
+	rc = search_snapshot(st, q, probe, nprobe, hits, err);
 	if (c->map != NULL && !mapguard_intact(c->guard)) {
 		/* the vector file was cut under us: what it gave is zeros */
 		log_debug("store:vecfile", "vector file cut while mapped; "
 		    "searching the table");
 		store_hits_release(hits);
 		cache_drop(c);
-		rc = search_snapshot(st, q, hits, err);
+		rc = search_snapshot(st, q, probe, nprobe, hits, err);
 	}
 	if (began) {
 		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)

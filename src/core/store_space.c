@@ -1,7 +1,8 @@
 /*
  * store_space.c — embedding spaces: counting the rows whose vector was
  * computed by another model than the one in effect, and re-embedding them
- * (`thatch reembed`, issue 19; seed invariant 4).
+ * (`thatch reembed`, issue 19; seed invariant 4), or only those with no
+ * vector at all (what `thatch sync` brings in: vectors never travel).
  *
  * The store knows nothing of models (DESIGN principle 3): the model in
  * effect is handed in as a dimension and a tag, and the vectors come from
@@ -51,19 +52,20 @@ static const struct space_table {
 #define NTABLES	(sizeof(space_tables) / sizeof(space_tables[0]))
 
 /*
- * The WHERE clause shared by counting and walking: ?1 all rows (1) or
- * only those of another space (0), ?2 bytes of a vector in effect, ?3
- * its tag, ?4 the store (NULL: every store).
+ * The WHERE clause shared by counting and walking: ?1 which rows (enum
+ * store_rows: those of another space, all, or those with no vector at
+ * all), ?2 bytes of a vector in effect, ?3 its tag, ?4 the store (NULL:
+ * every store).
  */
 #define SPACE_WHERE							\
-	" WHERE (?4 IS NULL OR store = ?4) AND (?1 OR embedding IS NULL" \
-	" OR length(embedding) <> ?2 OR model IS NOT ?3)"
+	" WHERE (?4 IS NULL OR store = ?4) AND (?1 = 1 OR embedding IS NULL" \
+	" OR (?1 = 0 AND (length(embedding) <> ?2 OR model IS NOT ?3)))"
 
 /* SELECT <what> FROM t SPACE_WHERE <tail>, bound; what NULL: rowid, text. */
 static int
 prepare_space(struct store *st, const struct space_table *t,
     const char *what, const char *tail, const char *store,
-    const struct store_space *sp, bool all, sqlite3_stmt **stmt,
+    const struct store_space *sp, enum store_rows rows, sqlite3_stmt **stmt,
     struct err *err)
 {
 	struct sbuf	sql = SBUF_INIT;
@@ -79,7 +81,7 @@ prepare_space(struct store *st, const struct space_table *t,
 	sbuf_release(&sql);
 	if (rc != 0)
 		return -1;
-	sqlite3_bind_int(*stmt, 1, all);
+	sqlite3_bind_int(*stmt, 1, (int)rows);
 	sqlite3_bind_int64(*stmt, 2, (sqlite3_int64)sp->dim * 4);
 	sqlite3_bind_text(*stmt, 3, sp->tag, -1, SQLITE_STATIC);
 	if (store != NULL)
@@ -87,16 +89,17 @@ prepare_space(struct store *st, const struct space_table *t,
 	return 0;
 }
 
-/* Rows of table t to re-embed (all of them with all). */
+/* Rows of table t to re-embed. */
 static int
 count_table(struct store *st, const struct space_table *t, const char *store,
-    const struct store_space *sp, bool all, long long *n, struct err *err)
+    const struct store_space *sp, enum store_rows rows, long long *n,
+    struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	int		 rc = -1;
 
 	if (prepare_space(st, t, "count(*)", "", store, sp,
-	    all, &stmt, err) != 0)
+	    rows, &stmt, err) != 0)
 		return -1;
 	if (sqlite3_step(stmt) == SQLITE_ROW) {
 		*n = sqlite3_column_int64(stmt, 0);
@@ -123,13 +126,31 @@ store_count_other_space(struct store *st, const char *store,
 		    store != NULL && store_cache_other_space(st, store, sp,
 		    &n);
 		if (!cached && count_table(st, &space_tables[i], store, sp,
-		    false, &n, err) != 0)
+		    STORE_ROWS_OTHER, &n, err) != 0)
 			return -1;
 		switch (space_tables[i].kind) {
 		case SPACE_MEMORIES:	c->memories += n; break;
 		case SPACE_MATCHERS:	c->matchers += n; break;
 		case SPACE_ITEMS:	c->items += n; break;
 		}
+	}
+	return 0;
+}
+
+int
+store_count_missing(struct store *st, const char *store, long long *n,
+    struct err *err)
+{
+	struct store_space	sp = { 0, NULL };
+	long long		k;
+	size_t			i;
+
+	*n = 0;
+	for (i = 0; i < NTABLES; i++) {
+		if (count_table(st, &space_tables[i], store, &sp,
+		    STORE_ROWS_MISSING, &k, err) != 0)
+			return -1;
+		*n += k;
 	}
 	return 0;
 }
@@ -164,7 +185,7 @@ batch_read(struct store *st, const struct space_table *t,
 	batch_clear(b);
 	if (prepare_space(st, t, NULL,
 	    " AND rowid > ?5 ORDER BY rowid LIMIT ?6", r->store, &r->space,
-	    r->all, &stmt, err) != 0)
+	    r->rows, &stmt, err) != 0)
 		return -1;
 	sqlite3_bind_int64(stmt, 5, *after);
 	sqlite3_bind_int64(stmt, 6, (sqlite3_int64)max);
@@ -268,7 +289,7 @@ store_reembed(struct store *st, const struct store_reembed *r,
 	*done = 0;
 	for (i = 0; i < NTABLES; i++) {
 		if (count_table(st, &space_tables[i], r->store, &r->space,
-		    r->all, &n, err) != 0)
+		    r->rows, &n, err) != 0)
 			return -1;
 		total += n;
 	}

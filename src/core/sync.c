@@ -42,7 +42,7 @@
 #include "util/xmalloc.h"
 
 #define SYNC_ATTEMPTS	5	/* pushes before a race is reported */
-#define EMBED_BATCH	64	/* embeddings per write transaction */
+#define EMBED_BATCH	64	/* texts per embedding batch and write */
 
 /* One slug through the merge. */
 struct item {
@@ -536,7 +536,7 @@ load(struct store *st, struct merge *m, const char *remote_head,
 {
 	char	base[SYNC_OID_LEN + 1];
 
-	if (store_walk(st, m->o->store, false, add_local, m, err) != 0 ||
+	if (store_walk(st, m->o->store, add_local, m, err) != 0 ||
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
 	/* a base this clone lacks (another checkout, gc) is no base; a
@@ -641,79 +641,39 @@ out:
 
 /* ---- Embedding what came in -------------------------------------------- */
 
-struct pending {
-	char	**slugs, **texts;	/* owned */
-	size_t	  n, cap;
-};
-
-static int
-add_pending(const struct store_entry *e, void *arg)
-{
-	struct pending	*p = arg;
-
-	if (p->n == p->cap) {
-		p->cap = p->cap * 2 + 64;
-		p->slugs = xreallocarray(p->slugs, p->cap, sizeof(char *));
-		p->texts = xreallocarray(p->texts, p->cap, sizeof(char *));
-	}
-	p->slugs[p->n] = xstrdup(e->slug);
-	p->texts[p->n++] = xstrdup(e->content);
-	return 0;
-}
-
-/* Embed one memory and store its vector. */
-static int
-embed_one(struct store *st, const struct sync_opts *o, const char *slug,
-    const char *text, struct err *err)
-{
-	const struct sync_embedder	*em = &o->embedder;
-	const char			*model = NULL;
-	float				*vec = NULL;
-	int				 dim = 0, rc;
-
-	if (em->embed(em->arg, text, &vec, &dim, &model, err) != 0)
-		return -1;
-	rc = store_set_embedding(st, o->store, slug, vec, dim, model, err);
-	free(vec);
-	return rc;
-}
-
-/* Vectors do not travel: memories without one get this machine's,
- * committed in batches so that no writer waits behind a long embed. */
+/*
+ * Vectors do not travel: what came in without one gets this machine's,
+ * through store_reembed: EMBED_BATCH texts at a time, embedded with no
+ * transaction open (several per forward pass), each batch written in one
+ * short transaction that skips a memory rewritten meanwhile. The model
+ * opens only when something needs it.
+ */
 static void
 embed_missing(struct store *st, const struct sync_opts *o,
     struct sync_report *rep)
 {
-	struct pending	p = { NULL, NULL, 0, 0 };
-	struct err	err = { "" };
-	size_t		i = 0, done = 0, k;
-	bool		failed = o->embedder.embed == NULL;
+	const struct sync_embedder	*em = &o->embedder;
+	struct store_reembed		 r = {
+		.store = o->store, .rows = STORE_ROWS_MISSING,
+		.batch = EMBED_BATCH, .embed = em->embed, .arg = em->arg,
+		.now = o->now,
+	};
+	struct err			 err = { "" };
+	long long			 missing = 0, done = 0;
 
-	if (store_walk(st, o->store, true, add_pending, &p, &err) != 0)
-		failed = true;
-	else if (failed && p.n > 0)
-		err_set(&err, "no model");
-	while (!failed && i < p.n) {
-		if (store_exec(st, "BEGIN IMMEDIATE", &err) != 0)
-			break;
-		for (k = 0; k < EMBED_BATCH && i < p.n && !failed; k++, i++)
-			if (embed_one(st, o, p.slugs[i], p.texts[i], &err) != 0)
-				failed = true;
-		if (store_exec(st, "COMMIT", &err) != 0) {
-			store_exec(st, "ROLLBACK", NULL);
-			break;
-		}
-		done = failed ? i - 1 : i;
+	if (store_count_missing(st, o->store, &missing, &err) != 0) {
+		sbuf_adds(&rep->embed_err, err.msg);
+		return;
 	}
-	rep->unembedded = p.n - done;
+	if (missing == 0)
+		return;
+	if (em->open == NULL)
+		err_set(&err, "no model");
+	else if (em->open(em->arg, &r.space, &err) == 0)
+		(void)store_reembed(st, &r, &done, &err);
+	rep->unembedded = (size_t)(missing > done ? missing - done : 0);
 	if (rep->unembedded > 0)
 		sbuf_adds(&rep->embed_err, err.msg);
-	for (i = 0; i < p.n; i++) {
-		free(p.slugs[i]);
-		free(p.texts[i]);
-	}
-	free(p.slugs);
-	free(p.texts);
 }
 
 void

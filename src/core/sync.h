@@ -10,15 +10,19 @@
 
 struct err;
 struct store;
+struct store_space;
 
 /*
- * How incoming memories get their vectors (vectors never travel): embed
- * text as a passage into *vec (a new array of *dim floats) and name the
- * model (*model borrowed until the sync returns). NULL embed: none.
+ * How incoming memories get their vectors (vectors never travel): open
+ * names the model in effect as a space (called once, only when something
+ * needs a vector; sp->tag borrowed until the sync returns), and embed
+ * turns n texts into n x sp->dim floats in out, as passages. NULL open:
+ * no model, and what came in stays without a vector.
  */
 struct sync_embedder {
-	int	(*embed)(void *arg, const char *text, float **vec, int *dim,
-		    const char **model, struct err *);
+	int	(*open)(void *arg, struct store_space *sp, struct err *);
+	int	(*embed)(void *arg, const char *const *texts, size_t n,
+		    float *out, struct err *);
 	void	*arg;
 };
 

@@ -15,19 +15,26 @@
  *     status was never heard is taken as busy (it is in the middle of
  *     the tool call that made the watcher).
  *  5. Commands are the agent's one argument, run as `bash -c <it>`; only
- *     the exit status is read. gh gets argv built from validated repo,
- *     number and branch only.
+ *     the exit status is read: its output goes to /dev/null, and its
+ *     process group is killed when it exits or times out (spawn_quiet).
+ *     gh gets argv built from validated repo, number and branch only.
+ *  6. A round runs in two phases: the fetching (gh, the command) of up to
+ *     WATCH_CONCURRENCY watchers at a time, without the lock, each
+ *     reading only what never changes after the watcher is made; then,
+ *     under the lock, the comparing and queueing. So the tools and the
+ *     session events (which take the lock) never wait for gh or a
+ *     command, and a watcher cancelled mid-round is freed by the round.
  */
 #include "core/watch.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "util/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/log.h"
@@ -57,6 +64,17 @@ struct watcher {
 	char		 sha[41];	/* branch */
 	int		 exit;		/* command: last exit code */
 	bool		 done;		/* ended: removed after the round */
+	bool		 in_round;	/* a round is fetching it (inv. 6) */
+	bool		 cancelled;	/* gone meanwhile: the round frees it */
+};
+
+/* What a round fetched for one watcher, compared afterwards (inv. 6). */
+struct fetched {
+	bool		 ok;		/* gh or the command answered */
+	bool		 missing;	/* branch: gh said Not Found */
+	struct watch_pr	 pr;
+	char		 sha[41];
+	int		 exit;
 };
 
 struct session {
@@ -66,6 +84,7 @@ struct session {
 };
 
 struct watchers {
+	pthread_mutex_t		 lock;		/* everything below */
 	struct watch_runner	 run;
 	int			 poll_seconds;
 	int			 next_id;
@@ -94,22 +113,14 @@ sys_cmd(void *ud, const char *command, const char *cwd, int timeout_s,
     int *exit)
 {
 	const char	*argv[] = { "bash", "-c", command, NULL };
-	struct sbuf	 out = SBUF_INIT;
 	struct err	 err;
-	int64_t		 t0 = clock_mono_ms();
-	int		 rc;
 
 	(void)ud;
-	sbuf_init(&out);
-	rc = spawn_capture(argv, cwd, timeout_s * 1000, &out, exit, &err);
-	sbuf_release(&out);		/* invariant 5: the output is not read */
-	if (rc != 0) {
-		log_debug(LOG_TAG, "command: %s", err.msg);
-		return -1;
-	}
-	if (clock_mono_ms() - t0 >= (int64_t)timeout_s * 1000)
-		*exit = 124;
-	return 0;
+	/* invariant 5: no output is even kept; nothing it starts outlives it */
+	if (spawn_quiet(argv, cwd, timeout_s * 1000, exit, &err) == 0)
+		return 0;
+	log_debug(LOG_TAG, "command: %s", err.msg);
+	return -1;
 }
 
 struct watch_runner
@@ -127,6 +138,7 @@ watchers_new(struct watch_runner run, int poll_seconds)
 {
 	struct watchers	*w = xcalloc(1, sizeof(*w));
 
+	pthread_mutex_init(&w->lock, NULL);
 	w->run = run;
 	w->poll_seconds = poll_seconds;
 	w->next_id = 1;
@@ -160,6 +172,7 @@ watchers_free(struct watchers *w)
 		sbuf_release(&w->s[i].queue);
 	}
 	free(w->s);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
 
@@ -170,9 +183,14 @@ watchers_poll_seconds(const struct watchers *w)
 }
 
 bool
-watchers_any(const struct watchers *w)
+watchers_any(struct watchers *w)
 {
-	return w->n > 0;
+	bool	any;
+
+	pthread_mutex_lock(&w->lock);
+	any = w->n > 0;
+	pthread_mutex_unlock(&w->lock);
+	return any;
 }
 
 static struct session *
@@ -233,7 +251,9 @@ static void
 add(struct watchers *w, struct watcher *x, const char *what,
     struct sbuf *out)
 {
+	pthread_mutex_lock(&w->lock);
 	if (count_for(w, x->sid) >= WATCH_MAX_PER_SESSION) {
+		pthread_mutex_unlock(&w->lock);
 		sbuf_addf(out, "[not watching] this session already has %d "
 		    "watchers; cancel one with watch_cancel first",
 		    WATCH_MAX_PER_SESSION);
@@ -247,6 +267,7 @@ add(struct watchers *w, struct watcher *x, const char *what,
 	session(w, x->sid);
 	sbuf_addf(out, "[watching] w%d %s %s — polled every %ds", x->id, what,
 	    x->label, w->poll_seconds);
+	pthread_mutex_unlock(&w->lock);
 }
 
 static struct watcher *
@@ -320,10 +341,11 @@ watchers_add_command(struct watchers *w, const char *sid, const char *command,
 static const char *const kind_names[] = { "PR", "branch", "command" };
 
 void
-watchers_list(const struct watchers *w, const char *sid, struct sbuf *out)
+watchers_list(struct watchers *w, const char *sid, struct sbuf *out)
 {
 	size_t	i, n = 0;
 
+	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < w->n; i++) {
 		if (strcmp(w->v[i]->sid, sid) != 0)
 			continue;
@@ -332,16 +354,21 @@ watchers_list(const struct watchers *w, const char *sid, struct sbuf *out)
 		    w->poll_seconds);
 		n++;
 	}
+	pthread_mutex_unlock(&w->lock);
 	if (n == 0)
 		sbuf_adds(out, "No watchers in this session.");
 	else
 		sbuf_setlen(out, out->len - 1);
 }
 
+/* Out of the registry; a round fetching it frees it (invariant 6). */
 static void
 remove_at(struct watchers *w, size_t i)
 {
-	watcher_free(w->v[i]);
+	if (w->v[i]->in_round)
+		w->v[i]->cancelled = true;
+	else
+		watcher_free(w->v[i]);
 	memmove(&w->v[i], &w->v[i + 1], (w->n - i - 1) * sizeof(*w->v));
 	w->n--;
 }
@@ -355,12 +382,15 @@ watchers_cancel(struct watchers *w, const char *sid, const char *id,
 	size_t	 i;
 
 	n = strtol(id + (*id == 'w'), &end, 10);
+	pthread_mutex_lock(&w->lock);
 	for (i = 0; *end == '\0' && i < w->n; i++)
 		if (w->v[i]->id == n && strcmp(w->v[i]->sid, sid) == 0) {
 			remove_at(w, i);
+			pthread_mutex_unlock(&w->lock);
 			sbuf_addf(out, "[cancelled] w%ld", n);
 			return;
 		}
+	pthread_mutex_unlock(&w->lock);
 	sbuf_adds(out, "No watcher ");
 	sbuf_adds(out, id);
 	sbuf_adds(out, " in this session (watch_list shows them).");
@@ -371,9 +401,11 @@ watchers_status(struct watchers *w, const char *sid, bool busy)
 {
 	size_t	i;
 
+	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < w->ns; i++)
 		if (strcmp(w->s[i].sid, sid) == 0)
 			w->s[i].idle = !busy;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void
@@ -381,6 +413,7 @@ watchers_forget(struct watchers *w, const char *sid)
 {
 	size_t	i;
 
+	pthread_mutex_lock(&w->lock);
 	for (i = w->n; i-- > 0;)
 		if (strcmp(w->v[i]->sid, sid) == 0)
 			remove_at(w, i);
@@ -389,8 +422,9 @@ watchers_forget(struct watchers *w, const char *sid)
 			free(w->s[i].sid);
 			sbuf_release(&w->s[i].queue);
 			w->s[i] = w->s[--w->ns];
-			return;
+			break;
 		}
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* ---- polling ------------------------------------------------------------- */
@@ -437,114 +471,137 @@ gh_api(struct watchers *w, const char *path,
 	return false;
 }
 
-static void
-poll_pr(struct watchers *w, struct watcher *x)
+/* `gh api repos/<repo>/<what>` into out, what freed. */
+static bool
+gh_repo(struct watchers *w, const struct watcher *x, char *what,
+    struct sbuf *out)
 {
-	struct sbuf	 b[5], ev = SBUF_INIT;
-	struct watch_pr	 now;
-	char		*path;
-	bool		 ok;
-	int		 i;
+	char	*path = xasprintf("repos/%s/%s", x->repo, what);
+	bool	 ok = gh_api(w, path, out, NULL);
+
+	free(path);
+	free(what);
+	return ok;
+}
+
+/* The fetching half of a PR's poll (invariant 6: no lock held). */
+static void
+fetch_pr(struct watchers *w, const struct watcher *x, struct fetched *f)
+{
+	struct sbuf	b[5];
+	int		i;
 
 	for (i = 0; i < 5; i++)
 		sbuf_init(&b[i]);
-	path = xasprintf("repos/%s/pulls/%lld", x->repo, x->number);
-	ok = gh_api(w, path, &b[0], NULL);
-	free(path);
-	if (ok && watch_pr_parse(b[0].buf, NULL, NULL, NULL, NULL, &now) == 0) {
-		path = xasprintf("repos/%s/commits/%s/check-runs", x->repo,
-		    now.head[0] ? now.head : "HEAD");
-		ok = gh_api(w, path, &b[1], NULL);
-		free(path);
-		path = xasprintf("repos/%s/pulls/%lld/reviews", x->repo,
-		    x->number);
-		ok = ok && gh_api(w, path, &b[2], NULL);
-		free(path);
-		path = xasprintf("repos/%s/issues/%lld/comments", x->repo,
-		    x->number);
-		ok = ok && gh_api(w, path, &b[3], NULL);
-		free(path);
-		path = xasprintf("repos/%s/pulls/%lld/comments", x->repo,
-		    x->number);
-		ok = ok && gh_api(w, path, &b[4], NULL);
-		free(path);
-	} else
-		ok = false;
-	if (!ok || watch_pr_parse(b[0].buf, b[1].buf, b[2].buf, b[3].buf,
-	    b[4].buf, &now) != 0)
-		failed(w, x, "gh api failed or answered no pull request");
-	else {
-		x->failures = 0;
-		sbuf_init(&ev);
-		if (x->baseline && watch_pr_diff(&x->pr, &now, &ev))
-			x->done = true;
-		if (ev.len > 0)
-			queue(w, x, ev.buf);
-		x->pr = now;
-		x->baseline = true;
-		snprintf(x->last, sizeof(x->last), "%s%s, checks %d/%d done",
-		    now.merged ? "merged" : now.state, now.draft ? " draft" : "",
-		    now.checks_done, now.checks_total);
-		sbuf_release(&ev);
-	}
+	f->ok = gh_repo(w, x, xasprintf("pulls/%lld", x->number), &b[0]) &&
+	    watch_pr_parse(b[0].buf, NULL, NULL, NULL, NULL, &f->pr) == 0 &&
+	    gh_repo(w, x, xasprintf("commits/%s/check-runs", f->pr.head[0] ?
+	    f->pr.head : "HEAD"), &b[1]) &&
+	    gh_repo(w, x, xasprintf("pulls/%lld/reviews", x->number),
+	    &b[2]) &&
+	    gh_repo(w, x, xasprintf("issues/%lld/comments", x->number),
+	    &b[3]) &&
+	    gh_repo(w, x, xasprintf("pulls/%lld/comments", x->number),
+	    &b[4]) &&
+	    watch_pr_parse(b[0].buf, b[1].buf, b[2].buf, b[3].buf, b[4].buf,
+	    &f->pr) == 0;
 	for (i = 0; i < 5; i++)
 		sbuf_release(&b[i]);
 }
 
 static void
-poll_branch(struct watchers *w, struct watcher *x)
+apply_pr(struct watchers *w, struct watcher *x, const struct fetched *f)
+{
+	struct sbuf	ev = SBUF_INIT;
+
+	if (!f->ok) {
+		failed(w, x, "gh api failed or answered no pull request");
+		return;
+	}
+	x->failures = 0;
+	sbuf_init(&ev);
+	if (x->baseline && watch_pr_diff(&x->pr, &f->pr, &ev))
+		x->done = true;
+	if (ev.len > 0)
+		queue(w, x, ev.buf);
+	x->pr = f->pr;
+	x->baseline = true;
+	snprintf(x->last, sizeof(x->last), "%s%s, checks %d/%d done",
+	    f->pr.merged ? "merged" : f->pr.state, f->pr.draft ? " draft" : "",
+	    f->pr.checks_done, f->pr.checks_total);
+	sbuf_release(&ev);
+}
+
+static void
+fetch_branch(struct watchers *w, const struct watcher *x, struct fetched *f)
 {
 	struct sbuf	 b = SBUF_INIT;
 	json_t		*j = NULL;
 	const char	*sha;
 	char		*path = xasprintf("repos/%s/branches/%s", x->repo,
-			    x->branch), ev[128];
-	bool		 missing = false;
+			    x->branch);
 
 	sbuf_init(&b);
-	if (gh_api(w, path, &b, &missing))
+	if (gh_api(w, path, &b, &f->missing))
 		j = jsonx_parse(b.buf, b.len, "gh", NULL);
 	sha = jsonx_str(json_object_get(j, "commit"), "sha");
-	if (missing) {
-		if (x->baseline)
-			queue(w, x, "branch deleted; the watcher ends");
-		x->done = x->baseline;
-		snprintf(x->last, sizeof(x->last), "not found");
-		x->baseline = true;
-	} else if (sha == NULL || strlen(sha) > 40 ||
-	    strspn(sha, "0123456789abcdefABCDEF") != strlen(sha))
-		failed(w, x, "gh api failed or answered no branch");
-	else {
-		x->failures = 0;
-		if (x->baseline && strcmp(x->sha, sha) != 0) {
-			snprintf(ev, sizeof(ev), "sha moved %.7s→%.7s",
-			    x->sha[0] ? x->sha : "none", sha);
-			queue(w, x, ev);
-		}
-		snprintf(x->sha, sizeof(x->sha), "%s", sha);
-		snprintf(x->last, sizeof(x->last), "at %.7s", sha);
-		x->baseline = true;
-	}
+	f->ok = sha != NULL && strlen(sha) <= 40 &&
+	    strspn(sha, "0123456789abcdefABCDEF") == strlen(sha);
+	if (f->ok)
+		snprintf(f->sha, sizeof(f->sha), "%s", sha);
 	json_decref(j);
 	sbuf_release(&b);
 	free(path);
 }
 
 static void
-poll_cmd(struct watchers *w, struct watcher *x)
+apply_branch(struct watchers *w, struct watcher *x, const struct fetched *f)
+{
+	char	ev[128];
+
+	if (f->missing) {
+		if (x->baseline)
+			queue(w, x, "branch deleted; the watcher ends");
+		x->done = x->baseline;
+		snprintf(x->last, sizeof(x->last), "not found");
+		x->baseline = true;
+		return;
+	}
+	if (!f->ok) {
+		failed(w, x, "gh api failed or answered no branch");
+		return;
+	}
+	x->failures = 0;
+	if (x->baseline && strcmp(x->sha, f->sha) != 0) {
+		snprintf(ev, sizeof(ev), "sha moved %.7s→%.7s",
+		    x->sha[0] ? x->sha : "none", f->sha);
+		queue(w, x, ev);
+	}
+	snprintf(x->sha, sizeof(x->sha), "%s", f->sha);
+	snprintf(x->last, sizeof(x->last), "at %.7s", f->sha);
+	x->baseline = true;
+}
+
+static void
+fetch_cmd(struct watchers *w, const struct watcher *x, struct fetched *f)
+{
+	f->ok = w->run.cmd(w->run.ud, x->target, x->cwd, WATCH_CMD_TIMEOUT,
+	    &f->exit) == 0;
+}
+
+static void
+apply_cmd(struct watchers *w, struct watcher *x, const struct fetched *f)
 {
 	char	ev[96];
-	int	code;
 	bool	was_ok = x->exit == 0, ok, fire;
 
-	if (w->run.cmd(w->run.ud, x->target, x->cwd, WATCH_CMD_TIMEOUT,
-	    &code) != 0) {
+	if (!f->ok) {
 		failed(w, x, "the command could not be started");
 		return;
 	}
 	x->failures = 0;
-	ok = code == 0;
-	snprintf(x->last, sizeof(x->last), "exit %d", code);
+	ok = f->exit == 0;
+	snprintf(x->last, sizeof(x->last), "exit %d", f->exit);
 	/* a condition already met at the first poll fires: nothing to wait for */
 	if (strcmp(x->until, "change") == 0)
 		fire = x->baseline && ok != was_ok;
@@ -552,36 +609,102 @@ poll_cmd(struct watchers *w, struct watcher *x)
 		fire = !ok;
 	else
 		fire = ok;
-	x->exit = code;
+	x->exit = f->exit;
 	x->baseline = true;
 	if (!fire)
 		return;
 	snprintf(ev, sizeof(ev), "%s, exit %d%s", ok ? "succeeded" : "failed",
-	    code, strcmp(x->until, "change") == 0 ? "" : "; the watcher ends");
+	    f->exit, strcmp(x->until, "change") == 0 ? "" : "; the watcher ends");
 	queue(w, x, ev);
 	x->done = strcmp(x->until, "change") != 0;
+}
+
+/* Each kind's two halves, by enum watch_kind. */
+static const struct {
+	void	(*fetch)(struct watchers *, const struct watcher *,
+		    struct fetched *);
+	void	(*apply)(struct watchers *, struct watcher *,
+		    const struct fetched *);
+} kinds[] = {
+	[WATCH_PR] = { fetch_pr, apply_pr },
+	[WATCH_BRANCH] = { fetch_branch, apply_branch },
+	[WATCH_CMD] = { fetch_cmd, apply_cmd },
+};
+
+/* One round's fetching, shared by its workers. */
+struct round {
+	struct watchers	 *w;
+	struct watcher	**x;		/* the round's watchers */
+	struct fetched	 *f;		/* what each fetched */
+	size_t		  n, next;	/* next: the next to take */
+	pthread_mutex_t	  lock;		/* guards next */
+};
+
+static void *
+worker(void *arg)
+{
+	struct round	*r = arg;
+	size_t		 i;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		i = r->next++;
+		pthread_mutex_unlock(&r->lock);
+		if (i >= r->n)
+			return NULL;
+		kinds[r->x[i]->kind].fetch(r->w, r->x[i], &r->f[i]);
+	}
+}
+
+/* Invariant 6: up to WATCH_CONCURRENCY fetches at once, this thread one. */
+static void
+fetch_all(struct round *r)
+{
+	pthread_t	t[WATCH_CONCURRENCY - 1];
+	size_t		i, nt = 0;
+
+	pthread_mutex_init(&r->lock, NULL);
+	while (nt < WATCH_CONCURRENCY - 1 && nt + 1 < r->n &&
+	    pthread_create(&t[nt], NULL, worker, r) == 0)
+		nt++;
+	worker(r);
+	for (i = 0; i < nt; i++)
+		pthread_join(t[i], NULL);
+	pthread_mutex_destroy(&r->lock);
 }
 
 void
 watchers_poll(struct watchers *w)
 {
-	size_t	i;
+	struct round	r;
+	size_t		i;
 
-	for (i = 0; i < w->n; i++)
-		switch (w->v[i]->kind) {
-		case WATCH_PR:
-			poll_pr(w, w->v[i]);
-			break;
-		case WATCH_BRANCH:
-			poll_branch(w, w->v[i]);
-			break;
-		case WATCH_CMD:
-			poll_cmd(w, w->v[i]);
-			break;
-		}
+	memset(&r, 0, sizeof(r));
+	r.w = w;
+	pthread_mutex_lock(&w->lock);
+	r.n = w->n;
+	r.x = xreallocarray(NULL, r.n + 1, sizeof(*r.x));
+	for (i = 0; i < r.n; i++) {
+		r.x[i] = w->v[i];
+		r.x[i]->in_round = true;
+	}
+	pthread_mutex_unlock(&w->lock);
+	r.f = xcalloc(r.n + 1, sizeof(*r.f));
+	fetch_all(&r);
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; i < r.n; i++) {
+		r.x[i]->in_round = false;
+		if (r.x[i]->cancelled)
+			watcher_free(r.x[i]);
+		else
+			kinds[r.x[i]->kind].apply(w, r.x[i], &r.f[i]);
+	}
 	for (i = w->n; i-- > 0;)
 		if (w->v[i]->done)
 			remove_at(w, i);
+	pthread_mutex_unlock(&w->lock);
+	free(r.x);
+	free(r.f);
 }
 
 /* ---- delivery ------------------------------------------------------------ */
@@ -601,22 +724,28 @@ bool
 watchers_take(struct watchers *w, char **sid, char **text)
 {
 	size_t	i;
+	bool	got = false;
 
-	for (i = 0; i < w->ns; i++)
-		if (take(&w->s[i], text)) {
+	pthread_mutex_lock(&w->lock);
+	for (i = 0; !got && i < w->ns; i++)
+		if ((got = take(&w->s[i], text)))
 			*sid = xstrdup(w->s[i].sid);
-			return true;
-		}
-	return false;
+	pthread_mutex_unlock(&w->lock);
+	return got;
 }
 
 bool
 watchers_take_for(struct watchers *w, const char *sid, char **text)
 {
 	size_t	i;
+	bool	got = false;
 
+	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < w->ns; i++)
-		if (strcmp(w->s[i].sid, sid) == 0)
-			return take(&w->s[i], text);
-	return false;
+		if (strcmp(w->s[i].sid, sid) == 0) {
+			got = take(&w->s[i], text);
+			break;
+		}
+	pthread_mutex_unlock(&w->lock);
+	return got;
 }

@@ -33,16 +33,24 @@ struct watch_runner {
 	void	 *ud;
 };
 
-/* The real one: spawn_capture of gh (60 s limit) and of bash -c. */
+/* The real one: spawn_capture of gh (60 s limit), spawn_quiet of bash -c. */
 struct watch_runner watch_runner_system(void);
 
 #define WATCH_MAX_PER_SESSION	20
 #define WATCH_MAX_FAILURES	5
 #define WATCH_CMD_TIMEOUT	30
+#define WATCH_CONCURRENCY	4	/* watchers fetched at once in a round */
 
-/* poll_seconds: the cadence shown in outputs and notifications. */
+/*
+ * Threads: one round (watchers_poll) at a time may run on a thread of its
+ * own while the other functions are called from another; they never wait
+ * for gh or a command, only for a round's brief comparing. watchers_free
+ * only once no round runs.
+ *
+ * poll_seconds: the cadence shown in outputs and notifications.
+ */
 struct watchers *watchers_new(struct watch_runner, int poll_seconds);
-/* Frees every watcher and queue; nothing is left running. NULL-safe. */
+/* Frees every watcher and queue (no round may be running). NULL-safe. */
 void	watchers_free(struct watchers *);
 int	watchers_poll_seconds(const struct watchers *);
 
@@ -62,7 +70,7 @@ void	watchers_add_command(struct watchers *, const char *sid,
 	    const char *cwd, struct sbuf *out);
 
 /* sid's watchers, one line each, or a line saying there are none. */
-void	watchers_list(const struct watchers *, const char *sid,
+void	watchers_list(struct watchers *, const char *sid,
 	    struct sbuf *out);
 /* Cancel sid's watcher id ("w3" or "3"): "[cancelled] w3" or not found. */
 void	watchers_cancel(struct watchers *, const char *sid, const char *id,
@@ -73,7 +81,10 @@ void	watchers_status(struct watchers *, const char *sid, bool busy);
 /* sid was deleted: its watchers and queue go. */
 void	watchers_forget(struct watchers *, const char *sid);
 
-/* Poll every watcher once, queueing the events of what changed. */
+/*
+ * Poll every watcher once, WATCH_CONCURRENCY at a time, queueing the
+ * events of what changed. A watcher cancelled meanwhile is dropped.
+ */
 void	watchers_poll(struct watchers *);
 
 /*
@@ -87,7 +98,7 @@ bool	watchers_take(struct watchers *, char **sid, char **text);
 bool	watchers_take_for(struct watchers *, const char *sid, char **text);
 
 /* Whether any watcher exists (the host runs the timer only then). */
-bool	watchers_any(const struct watchers *);
+bool	watchers_any(struct watchers *);
 
 /*
  * A pull request's state as the poll reads it from gh's JSON (outside

@@ -92,12 +92,26 @@ parse_checks(const json_t *c, struct watch_pr *pr)
 	}
 }
 
+/* Whether the comma-separated list has login as a whole entry. */
+static bool
+listed(const char *list, const char *login)
+{
+	size_t		 n = strlen(login);
+	const char	*p;
+
+	for (p = list; (p = strstr(p, login)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' ||
+		    p[n] == '\0'))
+			return true;
+	return false;
+}
+
 static void
 add_reviewer(struct watch_pr *pr, const char *login)
 {
 	size_t	len = strlen(pr->reviewers);
 
-	if (!valid_login(login) || strstr(pr->reviewers, login) != NULL ||
+	if (!valid_login(login) || listed(pr->reviewers, login) ||
 	    len + strlen(login) + 2 >= sizeof(pr->reviewers))
 		return;
 	snprintf(pr->reviewers + len, sizeof(pr->reviewers) - len, "%s%s",

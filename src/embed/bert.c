@@ -24,9 +24,10 @@
  *     longest sequence.
  *  5. gemm.c's products run on the configured thread count at every
  *     length (a short text is bound by memory bandwidth, which a second
- *     core adds to), and so do attention's heads (gemm_run) and, from
- *     BERT_MT_ROWS tokens, LayerNorm and GELU; CBLAS runs short inputs on
- *     one thread (BERT_MT_TOKENS).
+ *     core adds to), and so do attention's heads (gemm_run), GELU (on
+ *     each panel of the intermediate product, inside it) and, from
+ *     BERT_MT_ROWS tokens, LayerNorm; CBLAS runs short inputs on one
+ *     thread (BERT_MT_TOKENS).
  */
 #include "embed/bert.h"
 
@@ -839,13 +840,43 @@ linear(const struct bert *b, int threads, const float *x, int ldx, int n,
     int ldy)
 {
 	if (b->gemm != NULL)
-		gemm_np(b->gemm, threads, x, ldx, n, m, bias, y, ldy);
+		gemm_np(b->gemm, threads, x, ldx, n, m, bias, NULL, y, ldy);
 	else
 		blas_nt(x, ldx, n, w, m->out, m->k, bias, y, ldy);
 }
 
+/* GELU on a panel of the intermediate product as gemm_np finishes it. */
+static void
+gelu_panel(float *y, int n, int cols, int ldy)
+{
+	int	r;
+
+	for (r = 0; r < n; r++)
+		gelu(y + (size_t)r * ldy, cols);
+}
+
 /*
- * LayerNorm and GELU on the pool's threads, BERT_ROWS_ITEM rows an item;
+ * The feed-forward block's first half: GELU(x . Wi^T + bi). With gemm.c
+ * the activation runs on each panel inside the product, while it is in
+ * cache, instead of in a pass and a job of its own.
+ */
+static void
+intermediate(const struct bert *b, int threads, const struct layer *L,
+    const float *x, int n, float *y)
+{
+	int	h = b->cfg.hidden, in = b->cfg.inter;
+
+	if (b->gemm != NULL) {
+		gemm_np(b->gemm, threads, x, h, n, &L->i, L->bi, gelu_panel,
+		    y, in);
+		return;
+	}
+	blas_nt(x, h, n, L->wi, in, h, L->bi, y, in);
+	gelu(y, n * in);
+}
+
+/*
+ * LayerNorm on the pool's threads, BERT_ROWS_ITEM rows an item;
  * under BERT_MT_ROWS rows waking a thread costs more than it saves.
  */
 #define BERT_MT_ROWS	32
@@ -883,15 +914,6 @@ layer_norm_item(void *arg, int item, int t)
 	    a->res != NULL ? a->res + at : NULL, a->g, a->b, a->eps);
 }
 
-static void
-gelu_item(void *arg, int item, int t)
-{
-	const struct rows	*a = arg;
-
-	(void)t;
-	gelu(a->y + (size_t)item * BERT_ROWS_ITEM * a->h,
-	    rows_in_item(a, item) * a->h);
-}
 
 /* layer_norm of y's n rows of h after a block whose input was res, on
  * the pool when it pays. */
@@ -909,17 +931,6 @@ norm_rows(const struct bert *b, int threads, float *y, int n,
 		layer_norm(y, n, a.h, bias, res, g, beta, a.eps);
 }
 
-/* gelu of n rows of h floats, on the pool when it pays. */
-static void
-gelu_rows(const struct bert *b, int threads, float *y, int n, int h)
-{
-	struct rows	a = { .y = y, .n = n, .h = h };
-
-	if (b->gemm != NULL && n >= BERT_MT_ROWS)
-		gemm_run(b->gemm, threads, rows_items(n), gelu_item, &a);
-	else
-		gelu(y, n * h);
-}
 
 /* One layer's heads of every sequence of a batch, for attention_head. */
 struct heads {
@@ -1037,8 +1048,7 @@ feed_forward(const struct bert *b, const struct layer *L,
 {
 	int	h = b->cfg.hidden, in = b->cfg.inter;
 
-	linear(b, threads, ws->tmp, h, n, &L->i, L->wi, L->bi, ws->inter, in);
-	gelu_rows(b, threads, ws->inter, n, in);
+	intermediate(b, threads, L, ws->tmp, n, ws->inter);
 	linear(b, threads, ws->inter, in, n, &L->d, L->wd, NULL, ws->x, h);
 	norm_rows(b, threads, ws->x, n, L->bd, ws->tmp, L->ln2_g, L->ln2_b);
 }

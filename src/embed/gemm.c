@@ -17,7 +17,12 @@
  *     rounds: well inside test_bert's 1e-5.
  *  2. X is copied into panels of MR rows (xp[(panel * k + j) * MR + r],
  *     zero padded) before each product: n x k floats, against the
- *     product's out x k weights; the pool's threads split the panels.
+ *     product's out x k weights. Each thread copies all of X for itself,
+ *     into its own slice of g->xp, on its first item of the product:
+ *     doing it twice costs 1/(out / threads) of the product, where
+ *     splitting it took a job of its own, a second barrier per product
+ *     at which both threads had to meet (48 of an embedding's 144), and
+ *     had each thread read rows the other had just written.
  *     An X that is already stored transposed (attention's P) is read in
  *     place instead: column j of a tile is then MR consecutive floats of
  *     row j, the layout the panels copy X into.
@@ -42,7 +47,29 @@
  *     late worker cannot win against a newer job.
  *  6. g->job and g->xp serve the one job in flight; an item therefore
  *     multiplies only with the _here functions, whose state is on its
- *     stack and in its caller's scratch.
+ *     stack and in its caller's scratch. Thread t alone writes its slice
+ *     of g->xp and its flag in g->packed.
+ *  7. Nobody spins for a thread that is not running. The caller, once it
+ *     has closed a job, spins only as long as an item in progress can
+ *     take (GEMM_CLOSE_NS), then sleeps until the last worker out wakes
+ *     it: a worker that the kernel took off its core mid-item would
+ *     otherwise be waited for by a core it could have had.
+ *  8. The workers run only while they pay (struct pace). On a busy
+ *     machine a worker gets a core late or loses it mid-item, and more
+ *     threads then cost more than they bring. So every job on several
+ *     threads books what the workers did (their items, priced at the
+ *     caller's own time per item) against what the caller lost waiting
+ *     for them; a window of jobs whose workers brought less than
+ *     PACE_MIN_GAIN of its time halves the threads for a spell (5 ms,
+ *     doubling while windows keep losing, up to 1 s; down to the caller
+ *     alone), after which a window on every thread measures again. Jobs
+ *     that wake workers from their sleep are not booked: a worker's wake
+ *     is the kernel's latency, not the load, and on a quiet machine it
+ *     made the first window after every pause lose. This
+ *     is the load the process actually gets, not the core count or the
+ *     load average: the results are the same either way (invariant 1
+ *     holds per output, whatever thread computes it), only the time
+ *     differs.
  */
 #include "embed/gemm.h"
 
@@ -53,11 +80,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/xmalloc.h"
 
 #define GEMM_SPIN	4000	/* pause instructions before sleeping */
-#define GEMM_YIELD	100000	/* pauses before yielding while closing */
+/* the longest an item runs (a 32-row panel at 512 tokens, ~60 us here):
+ * past that, a worker still inside one is off its core (invariant 7) */
+#define GEMM_CLOSE_NS	100000
+/* invariant 8: jobs per measuring window, the share of the window's time
+ * the workers must save, and a spell's first and longest length */
+#define PACE_WINDOW	16
+#define PACE_MIN_GAIN	0.10
+#define PACE_SPELL_NS	5000000LL
+#define PACE_SPELL_MAX_NS 1000000000LL
+/* the first jobs on several threads after this long without one: the
+ * workers may be asleep (GEMM_SPIN runs out in ~0.1 ms) */
+#define PACE_IDLE_NS	100000LL
+#define PACE_WAKE_JOBS	2
 
 /* g->state: generation << 32 | STATE_CLOSED | workers in the job */
 #define STATE_CLOSED	0x80000000u
@@ -78,6 +118,23 @@ struct run {
 	int			 end;
 };
 
+/*
+ * Invariant 8's books: the window being measured, and the spell of fewer
+ * threads. Only the calling thread touches them.
+ */
+struct pace {
+	int		 jobs;		/* in the window so far */
+	int		 wide;		/* most threads a job of it used */
+	long long	 spent_ns;	/* the window's jobs, start to close */
+	double		 gain_ns;	/* what the workers saved them */
+	int		 cap;		/* threads during the spell; 0: none */
+	int		 waking;	/* jobs still not to book */
+	long long	 last_wide;	/* the last job on several threads */
+	long long	 until;		/* the spell's end, monotonic ns */
+	long long	 spell_ns;	/* the next spell's length */
+	long long	 spells;	/* since gemm_new, for gemm_spells */
+};
+
 struct job {
 	gemm_item_fn	*fn;
 	void		*arg;
@@ -88,30 +145,40 @@ struct job {
 struct gemm {
 	enum gemm_isa		 isa;
 	int			 mr;		/* rows of X per tile */
-	float			*xp;		/* X in panels, for gemm_np */
-	size_t			 xp_cap;	/* floats */
+	float			*xp;		/* [max][xp_cap]: X in panels,
+						   one copy per thread */
+	size_t			 xp_cap;	/* floats per thread */
+	bool			*packed;	/* [max]: thread t's copy is
+						   this product's X */
 	int			 max, started;	/* threads; workers running */
 	pthread_t		*tid;		/* [max - 1] */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 go;
+	pthread_cond_t		 done;		/* invariant 7 */
 	atomic_uint		 gen;		/* bumped per job */
 	atomic_ullong		 state;		/* invariant 5 */
 	bool			 quit;
+	struct pace		 pace;
 	struct job		 job;
 };
 
 /*
  * One product: X times W's panels, into Y. The kernels read x[i][j] at
- * xr[i * xi + j * xs]: from X's panels (xr = xp, xi = k, xs = MR) or
- * from X transposed in place (xi = 1, xs = its leading dimension).
+ * xr[i * xi + j * xs]: from X's panels (thread t's copy at xp + t *
+ * xp_stride, xi = k, xs = MR, made once as packed[t] records) or from X
+ * transposed in place (xp NULL, xr = X^T, xi = 1, xs = its leading
+ * dimension).
  */
 struct np {
 	const float		*x;
 	float			*xp;
+	size_t			 xp_stride;
+	bool			*packed;
 	const float		*xr;
 	size_t			 xi, xs;
 	const struct gemm_mat	*w;
 	const float		*bias;		/* [w->out] or NULL */
+	gemm_post_fn		*post;		/* or NULL */
 	float			*y;
 	int			 ldx, ldy, n, mr;
 	enum gemm_isa		 isa;
@@ -169,7 +236,7 @@ tile512(const struct np *a, const float *xp, const float *wp, float *y,
 }
 
 static A512 void
-panel512(const struct np *a, int p)
+panel512(const struct np *a, const float *xr, int p)
 {
 	const int	 k = a->w->k, live = a->w->out - p * GEMM_NR;
 	const float	*wp = a->w->data + (size_t)p * k * GEMM_NR, *xp;
@@ -187,7 +254,7 @@ panel512(const struct np *a, int p)
 		b1 = _mm512_maskz_loadu_ps(m1, a->bias + p * GEMM_NR + 16);
 	}
 	for (i = 0; i < a->n; i += MR512) {
-		xp = a->xr + (size_t)i * a->xi;
+		xp = xr + (size_t)i * a->xi;
 		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
 		ti = a->n - i < MR512 ? a->n - i : MR512;
 		if (ti > 8)
@@ -239,7 +306,7 @@ tile256(const struct np *a, const float *xp, const float *wp, float *y,
 }
 
 static A256 void
-panel256(const struct np *a, int p)
+panel256(const struct np *a, const float *xr, int p)
 {
 	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
 	__m256i		mask[4];
@@ -254,7 +321,7 @@ panel256(const struct np *a, int p)
 		    mask[c]);
 	}
 	for (i = 0; i < a->n; i += MR256)
-		tile256(a, a->xr + (size_t)i * a->xi, a->w->data +
+		tile256(a, xr + (size_t)i * a->xi, a->w->data +
 		    (size_t)p * k * GEMM_NR, a->y + (size_t)i * a->ldy +
 		    p * GEMM_NR, a->n - i < MR256 ? a->n - i : MR256, mask,
 		    bias);
@@ -262,19 +329,37 @@ panel256(const struct np *a, int p)
 
 /* ---- the pool ---- */
 
-/* Take the job's items until none is left, own run first (invariant 5). */
-static void
+/* Take the job's items until none is left, own run first (invariant 5);
+ * returns how many this thread did. */
+static int
 take_items(struct gemm *g, int t)
 {
 	struct job	*j = &g->job;
 	struct run	*r;
-	int		 i, k;
+	int		 i, k, did = 0;
 
 	for (k = 0; k < j->threads; k++) {
 		r = &j->runs[(t + k) % j->threads];
 		while ((i = atomic_fetch_add_explicit(&r->next, 1,
-		    memory_order_relaxed)) < r->end)
+		    memory_order_relaxed)) < r->end) {
 			j->fn(j->arg, i, t);
+			did++;
+		}
+	}
+	return did;
+}
+
+/* A worker leaves a job; the last one out of a closed job wakes the
+ * caller, which may be asleep in wait_workers (invariant 7). */
+static void
+leave(struct gemm *g)
+{
+	unsigned long long	s = atomic_fetch_sub(&g->state, 1) - 1;
+
+	if ((s & STATE_CLOSED) != 0 && (s & STATE_WORKERS) == 0) {
+		pthread_mutex_lock(&g->mu);
+		pthread_cond_signal(&g->done);
+		pthread_mutex_unlock(&g->mu);
 	}
 }
 
@@ -323,7 +408,7 @@ worker_main(void *arg)
 		if (join(g, seen)) {
 			if (w.t < g->job.threads)
 				take_items(g, w.t);
-			atomic_fetch_sub(&g->state, 1);
+			leave(g);
 		}
 	}
 }
@@ -379,8 +464,11 @@ gemm_new(int threads, enum gemm_isa max)
 	g->started = -1;
 	g->job.runs = xaligned_alloc(64, (size_t)g->max *
 	    sizeof(*g->job.runs));
+	g->packed = xcalloc((size_t)g->max, sizeof(*g->packed));
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->go, NULL);
+	pthread_cond_init(&g->done, NULL);
+	g->pace.spell_ns = PACE_SPELL_NS;
 	return g;
 }
 
@@ -399,8 +487,10 @@ gemm_free(struct gemm *g)
 		pthread_join(g->tid[i], NULL);
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->go);
+	pthread_cond_destroy(&g->done);
 	free(g->tid);
 	free(g->job.runs);
+	free(g->packed);
 	free(g->xp);
 	free(g);
 }
@@ -411,12 +501,94 @@ gemm_isa(const struct gemm *g)
 	return g->isa;
 }
 
+static long long
+now_ns(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Wait for the workers still inside the closed job: spin while one could
+ * be finishing an item, then sleep (invariant 7). */
+static void
+wait_workers(struct gemm *g, long long closed)
+{
+	int	spin;
+
+	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
+	    spin++) {
+		_mm_pause();
+		if ((spin & 63) == 63 && now_ns() - closed > GEMM_CLOSE_NS)
+			break;
+	}
+	pthread_mutex_lock(&g->mu);
+	while ((atomic_load(&g->state) & STATE_WORKERS) != 0)
+		pthread_cond_wait(&g->done, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* How many threads the next job may use (invariant 8). */
+static int
+pace_threads(struct gemm *g, int threads, long long now)
+{
+	struct pace	*p = &g->pace;
+
+	if (p->cap == 0)
+		return threads;
+	if (now >= p->until) {
+		p->cap = 0;	/* the spell is over: measure every thread */
+		return threads;
+	}
+	return threads < p->cap ? threads : p->cap;
+}
+
+/*
+ * Book one job run on threads threads: it took spent ns from its start to
+ * its close, the caller did mine of its items in mine_ns and waited
+ * wait_ns for the workers, who did the rest.
+ */
+static void
+pace_book(struct gemm *g, int threads, int items, int mine,
+    long long mine_ns, long long spent, long long wait_ns, long long now)
+{
+	struct pace	*p = &g->pace;
+	double		 per_item = mine > 0 ? (double)mine_ns / mine : 0;
+
+	if (now - spent - p->last_wide > PACE_IDLE_NS)
+		p->waking = PACE_WAKE_JOBS;
+	p->last_wide = now;
+	if (p->waking > 0) {
+		p->waking--;
+		return;
+	}
+	p->spent_ns += spent;
+	p->gain_ns += (items - mine) * per_item - (double)wait_ns;
+	if (threads > p->wide)
+		p->wide = threads;
+	if (++p->jobs < PACE_WINDOW)
+		return;
+	if (p->gain_ns < PACE_MIN_GAIN * (double)p->spent_ns) {
+		p->cap = p->wide / 2;
+		p->until = now + p->spell_ns;
+		p->spells++;
+		if (p->spell_ns < PACE_SPELL_MAX_NS)
+			p->spell_ns *= 2;
+	} else if (p->cap == 0)
+		p->spell_ns = PACE_SPELL_NS;	/* every thread paid */
+	p->jobs = p->wide = 0;
+	p->spent_ns = 0;
+	p->gain_ns = 0;
+}
+
 void
 gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
     void *arg)
 {
+	long long	start, took, closed;
 	unsigned	gen;
-	int		spin;
+	int		mine;
 
 	if (threads > items)
 		threads = items;
@@ -424,6 +596,8 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 		pool_start(g);
 	if (threads > g->max)
 		threads = g->max;
+	start = now_ns();
+	threads = pace_threads(g, threads, start);
 	g->job.fn = fn;
 	g->job.arg = arg;
 	runs_set(&g->job, items, threads > 1 ? threads : 1);
@@ -437,15 +611,20 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 	atomic_store_explicit(&g->gen, gen, memory_order_release);
 	pthread_cond_broadcast(&g->go);
 	pthread_mutex_unlock(&g->mu);
-	take_items(g, 0);
+	took = now_ns();
+	mine = take_items(g, 0);
+	closed = now_ns();
 	atomic_fetch_or(&g->state, STATE_CLOSED);
-	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
-	    spin++) {
-		if (spin < GEMM_YIELD)
-			_mm_pause();
-		else
-			sched_yield();
-	}
+	wait_workers(g, closed);
+	took = closed - took;
+	pace_book(g, threads, items, mine, took, closed - start,
+	    now_ns() - closed, closed);
+}
+
+long long
+gemm_spells(const struct gemm *g)
+{
+	return g->pace.spells;
 }
 
 /* ---- packing ---- */
@@ -638,16 +817,13 @@ xp_panel512(float *dst, const float *const *src, int k)
 	}
 }
 
-/* X's panel q (invariant 2). */
+/* X's panel q into dst (invariant 2). */
 static void
-xp_item(void *arg, int q, int t)
+xp_panel(const struct np *a, int q, float *dst)
 {
-	const struct np	*a = arg;
 	const float	*src[MR512];
-	float		*dst = a->xp + (size_t)q * a->mr * a->w->k;
 	int		 r, mr = a->mr;
 
-	(void)t;
 	for (r = 0; r < mr; r++)
 		src[r] = q * mr + r < a->n ?
 		    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
@@ -657,17 +833,35 @@ xp_item(void *arg, int q, int t)
 		xp_panel256(dst, src, a->w->k);
 }
 
-/* W's panel p times all of X (invariant 3). */
+static int x_panels(const struct np *);
+
+/* W's panel p times all of X (invariant 3), X packed first by a thread
+ * that has not yet (invariant 2). */
 static void
 np_item(void *arg, int p, int t)
 {
 	const struct np	*a = arg;
+	const float	*xr = a->xr;
+	float		*xp;
+	int		 q;
 
-	(void)t;
+	if (a->xp != NULL) {
+		xp = a->xp + (size_t)t * a->xp_stride;
+		if (!a->packed[t]) {
+			for (q = 0; q < x_panels(a); q++)
+				xp_panel(a, q, xp + (size_t)q * a->mr *
+				    a->w->k);
+			a->packed[t] = true;
+		}
+		xr = xp;
+	}
 	if (a->isa == GEMM_AVX512)
-		panel512(a, p);
+		panel512(a, xr, p);
 	else
-		panel256(a, p);
+		panel256(a, xr, p);
+	if (a->post != NULL)
+		a->post(a->y + p * GEMM_NR, a->n, a->w->out - p * GEMM_NR <
+		    GEMM_NR ? a->w->out - p * GEMM_NR : GEMM_NR, a->ldy);
 }
 
 static int
@@ -687,13 +881,13 @@ void
 gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
     int n, const struct gemm_mat *m, float *y, int ldy)
 {
-	struct np	a = { .x = x, .xp = xp, .xr = xp, .xi = (size_t)m->k,
-			    .xs = (size_t)g->mr, .w = m, .y = y, .ldx = ldx,
-			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
-	int		q, p;
+	bool		packed = false;
+	struct np	a = { .x = x, .xp = xp, .packed = &packed,
+			    .xi = (size_t)m->k, .xs = (size_t)g->mr, .w = m,
+			    .y = y, .ldx = ldx, .ldy = ldy, .n = n,
+			    .mr = g->mr, .isa = g->isa };
+	int		p;
 
-	for (q = 0; q < x_panels(&a); q++)
-		xp_item(&a, q, 0);
 	for (p = 0; p < panels(m->out); p++)
 		np_item(&a, p, 0);
 }
@@ -719,21 +913,26 @@ gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
 
 void
 gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
-    const struct gemm_mat *m, const float *bias, float *y, int ldy)
+    const struct gemm_mat *m, const float *bias, gemm_post_fn *post,
+    float *y, int ldy)
 {
-	struct np	a = { .x = x, .w = m, .bias = bias, .y = y, .ldx = ldx,
+	struct np	a = { .x = x, .w = m, .bias = bias, .post = post,
+			    .y = y, .ldx = ldx,
 			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
-	size_t		need = gemm_xp_floats(g, n, m->k);
+	/* a whole number of cache lines, so each copy starts on one */
+	size_t		need = (gemm_xp_floats(g, n, m->k) + 15) / 16 * 16;
 
 	if (need > g->xp_cap) {
 		free(g->xp);
-		g->xp = xaligned_alloc(64, need * sizeof(float));
+		g->xp = xaligned_alloc(64, (size_t)g->max * need *
+		    sizeof(float));
 		g->xp_cap = need;
 	}
+	memset(g->packed, 0, (size_t)g->max * sizeof(*g->packed));
 	a.xp = g->xp;
-	a.xr = a.xp;
+	a.xp_stride = g->xp_cap;
+	a.packed = g->packed;
 	a.xi = (size_t)m->k;
 	a.xs = (size_t)g->mr;
-	gemm_run(g, threads, x_panels(&a), xp_item, &a);
 	gemm_run(g, threads, panels(m->out), np_item, &a);
 }

@@ -61,13 +61,22 @@ int	gemm_pack_matches(const struct gemm_mat *m,
 	    const float *const *parts, const int *rows, int nparts);
 
 /*
+ * A finishing step for a product's outputs: y[r * ldy + c] for r < n and
+ * c < cols are final, and still in cache, when it runs.
+ */
+typedef void	gemm_post_fn(float *y, int n, int cols, int ldy);
+
+/*
  * y[i][o] = bias[o] + sum_j x[i][j] * w[o][j] for i < n, o < m->out, j <
  * m->k (bias may be NULL): X times the packed W transposed, as a linear
- * layer multiplies. threads (1 .. the pool's) share W's panels; x's rows
- * are first copied into panels the kernel broadcasts from.
+ * layer multiplies, then post (may be NULL) over each panel of GEMM_NR
+ * outputs as it is done: an activation that needs no job of its own.
+ * threads (1 .. the pool's) share W's panels; x's rows are first copied
+ * into panels the kernel broadcasts from.
  */
 void	gemm_np(struct gemm *, int threads, const float *x, int ldx, int n,
-	    const struct gemm_mat *m, const float *bias, float *y, int ldy);
+	    const struct gemm_mat *m, const float *bias, gemm_post_fn *post,
+	    float *y, int ldy);
 
 /*
  * The same on the calling thread, for a task under gemm_run (attention's
@@ -109,5 +118,9 @@ typedef void	gemm_item_fn(void *arg, int item, int t);
  */
 void	gemm_run(struct gemm *, int threads, int items, gemm_item_fn *,
 	    void *arg);
+
+/* How many times the pool has cut its threads because its workers did
+ * not pay (gemm.c invariant 8): for tests and benchmarks. */
+long long	gemm_spells(const struct gemm *);
 
 #endif

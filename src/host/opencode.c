@@ -39,6 +39,7 @@
 #include "core/extbuf.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
+#include "core/ocdb.h"
 #include "core/predict.h"
 #include "core/queue.h"
 #include "core/repo.h"
@@ -834,20 +835,30 @@ event_session(const json_t *props)
 
 /*
  * A session status for chat (B5): a session first seen through its status
- * was resumed (-s / -c) and is registered then, unless it is a child.
+ * was resumed (-s / -c) and is registered then, unless it is a child,
+ * named from its title in opencode's database (B5 "Choose the base").
  */
 static void
 status_to_chat(struct opencode *oc, const char *sid, const char *status,
     json_t *actions)
 {
-	char	*parent;
+	struct ocdb_session	 s;
+	struct err		 err;
+	char			*parent;
+	bool			 row = false;
 
 	if (status == NULL)
 		return;
+	if (!opencode_chat_known(oc->chat, sid) && !(row = ocdb_find(
+	    oc->tools->paths->home, sid, &s, &err)) && err.msg[0] != '\0')
+		log_debug("chat:startup", "%s: no title: %s", sid, err.msg);
 	parent = extbuf_parent(oc->dir, sid);
-	opencode_chat_seen(oc->chat, sid, NULL, repo(oc), parent != NULL ||
-	    idset_has(&oc->tasks, sid) || idset_has(&oc->dispatched, sid));
+	opencode_chat_seen(oc->chat, sid, row ? s.title : NULL, repo(oc),
+	    parent != NULL || idset_has(&oc->tasks, sid) ||
+	    idset_has(&oc->dispatched, sid) || (row && s.parent_id != NULL));
 	free(parent);
+	if (row)
+		ocdb_session_release(&s);
 	opencode_chat_status(oc->chat, sid, strcmp(status, "idle") == 0,
 	    actions);
 }
@@ -1120,7 +1131,9 @@ serve_line(struct opencode *oc, const char *line, size_t len, int out,
 	}
 	res = opencode_handle(oc, req);
 	text = jsonx_dump(res, 0);
-	rc = write_all(out, text, strlen(text), err);
+	rc = opencode_watch_flush(oc->watch, out, err);	/* prompts first */
+	if (rc == 0)
+		rc = write_all(out, text, strlen(text), err);
 	if (rc == 0)
 		rc = write_all(out, "\n", 1, err);
 	free(text);

@@ -6,9 +6,9 @@
  *     DONE or ERROR; its pauses are its root's. Parents are learnt from
  *     session.created (info.parentID) and, for sessions created before
  *     this process, from opencode's database (core/ocdb.c), once each.
- *  2. The label is the session's title from opencode's database (cut to
- *     40 characters), else the first 8 characters of its id. (The chat
- *     name, when chat exists, comes first: B3.)
+ *  2. The label is the session's chat name when it is in the chat
+ *     directory, else its title from opencode's database (cut to 40
+ *     characters), else the first 8 characters of its id (B3).
  *  3. Delivery never blocks the plugin: notify_send runs on a thread of
  *     its own with its own copies (speech is awaited, B2), and
  *     opencode_alerts_free waits for those still running, so the alert
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/alerts.h"
+#include "core/chat.h"
 #include "core/config.h"
 #include "core/notify.h"
 #include "core/ocdb.h"
@@ -95,17 +96,13 @@ link_add(struct opencode_alerts *a, const char *sid, const char *parent)
 static bool
 lookup(struct tool_ctx *ctx, const char *sid, struct ocdb_session *s)
 {
-	struct ocdb	*db = NULL;
-	struct err	 err;
-	char		*path = ocdb_path(ctx->paths->home);
-	bool		 found = false;
+	struct err	err;
 
-	if (ocdb_open(path, &db, &err) != 0 ||
-	    ocdb_session(db, sid, s, &found, &err) != 0)
+	if (ocdb_find(ctx->paths->home, sid, s, &err))
+		return true;
+	if (err.msg[0] != '\0')
 		log_debug("alerts:decide", "%s: %s", sid, err.msg);
-	ocdb_close(db);
-	free(path);
-	return found;
+	return false;
 }
 
 /* Invariant 1: sid's parent, or NULL (borrowed from a's links). */
@@ -143,7 +140,17 @@ static void
 label(struct tool_ctx *ctx, const char *sid, struct sbuf *out)
 {
 	struct ocdb_session	s;
+	struct chat_peer	p;
+	struct err		err;
+	bool			found = false;
 
+	if (chat_get(ctx->store, sid, 0, 0, &p, &found, &err) != 0)
+		log_debug("alerts:decide", "%s: %s", sid, err.msg);
+	if (found) {
+		sbuf_adds(out, p.name);
+		chat_peer_release(&p);
+		return;
+	}
 	if (lookup(ctx, sid, &s) && *s.title != '\0') {
 		sbuf_add(out, s.title, utf8_js_cut(s.title, strlen(s.title),
 		    LABEL_MAX));

@@ -109,7 +109,7 @@ report(const char *what, const struct err *err)
 }
 
 static struct hosted *
-find(struct opencode_chat *c, const char *sid)
+find(const struct opencode_chat *c, const char *sid)
 {
 	size_t	i;
 
@@ -148,6 +148,12 @@ unhost(struct opencode_chat *c, const char *sid)
 		return;
 	free(h->sid);
 	*h = c->hosted[--c->nhosted];
+}
+
+bool
+opencode_chat_known(const struct opencode_chat *c, const char *sid)
+{
+	return find(c, sid) != NULL || skipped(c, sid);
 }
 
 void

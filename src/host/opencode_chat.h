@@ -34,6 +34,10 @@ int	opencode_chat_tick_ms(const struct opencode_chat *);
 void	opencode_chat_seen(struct opencode_chat *, const char *sid,
 	    const char *title, const char *project, bool child);
 
+/* Whether opencode_chat_seen has settled sid already (hosted, or left
+ * out), so that a caller can skip finding its title. */
+bool	opencode_chat_known(const struct opencode_chat *, const char *sid);
+
 /* A chat tool ran in sid here: this process hosts it from now on. */
 void	opencode_chat_host(struct opencode_chat *, const char *sid);
 

@@ -336,6 +336,27 @@ refuse_jsonc(const char *path, struct err *err)
 	return rc;
 }
 
+/*
+ * Whether the other scope's opencode.json (global when o is the project,
+ * the project when o is global) still has thatch's plugin: the skills and
+ * commands are shared by both, so removing one scope keeps them for the
+ * other instead of leaving it without them until its next start.
+ */
+static bool
+other_scope_uses_thatch(const struct setup_opts *o)
+{
+	struct setup_opts	other = *o;
+	struct setup_check	c;
+	bool			used;
+
+	other.global = !o->global;
+	setup_check_init(&c);
+	opencode_check(&other, &c);
+	used = c.found > 0;
+	setup_check_release(&c);
+	return used;
+}
+
 int
 opencode_remove(const struct setup_opts *o, struct opencode_report *r,
     struct err *err)
@@ -354,12 +375,13 @@ opencode_remove(const struct setup_opts *o, struct opencode_report *r,
 	if ((dir = fileio_resolve(r->config, err)) == NULL)
 		return -1;
 	free(dir);
+	r->shared_kept = other_scope_uses_thatch(o);
 	if (setup_undo_json(o, r->config, strip_plugin, NULL, &r->undo_config,
 	    err) != 0 ||
-	    setup_undo_skills(r->skills_dir, true, &r->skills_removed,
-	    err) != 0 ||
+	    (!r->shared_kept && (setup_undo_skills(r->skills_dir, true,
+	    &r->skills_removed, err) != 0 ||
 	    setup_undo_commands(r->commands_dir, &r->commands_removed,
-	    err) != 0)
+	    err) != 0)))
 		return -1;
 	rc = refuse_jsonc(r->config, err);
 	dir = path_join(o->paths->config_home, "opencode");

@@ -24,6 +24,7 @@ struct opencode_report {
 	/* --remove: what became of config, and how many files went */
 	enum setup_undo	 undo_config;
 	int	 skills_removed, commands_removed;
+	bool	 shared_kept;	/* the other scope still uses them */
 };
 
 void	opencode_report_release(struct opencode_report *);
@@ -46,8 +47,10 @@ int	opencode_install(const struct setup_opts *, struct opencode_report *,
 /*
  * setup --remove for opencode: thatch's plugin entries leave the scope's
  * config (deleted when nothing else is left in it), and the skills and
- * commands leave CONFIG_HOME/opencode (every project's plugin start puts
- * them back while another project still uses thatch). A JSONC config that
+ * commands leave CONFIG_HOME/opencode unless the other scope's config
+ * (global for a project, this project for global) still has thatch's
+ * plugin (shared_kept). Other projects cannot be seen from here: their
+ * plugin's next start puts the skills and commands back. A JSONC config that
  * still names thatch is refused, untouched, with what to remove by hand.
  * Returns 0, or -1 with err set.
  */

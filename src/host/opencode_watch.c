@@ -4,21 +4,30 @@
  * gate, and delivery as a prompt to the watching session.
  *
  *  1. The timer runs only while watchers exist, inside the core's loop
- *     (opencode_watch_wait), so there is no thread and nothing to stop
- *     but the registry: freeing it ends every watcher.
- *  2. A poll round runs between requests; a request arriving meanwhile
- *     waits for the round (gh calls, commands of at most 30 s).
+ *     (opencode_watch_wait). A due round runs on a thread of its own, so
+ *     the loop keeps answering the plugin meanwhile (a round may wait on
+ *     gh or a 30 s command); the thread says it is done through a pipe
+ *     the loop polls with the plugin's input, and only the loop writes
+ *     to the plugin. One round at a time; the next is due poll_seconds
+ *     after one ends.
+ *  2. Freeing waits for a round still running (bounded by the runners'
+ *     limits), then frees the registry: nothing keeps running.
  *  3. Events reach a session only when it is idle: at its idle event (in
  *     that answer) or, when it is idle already, as an unsolicited line
- *     right after the round that queued them. Either way one prompt per
- *     round's worth of changes.
+ *     written before the next answer (opencode_watch_flush) or when the
+ *     round ends, whichever comes first. So an answer that shows a
+ *     round's results comes after that round's prompts.
  */
 #include "host/opencode_watch.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/watch.h"
 #include "tools/tool.h"
@@ -33,6 +42,9 @@
 struct opencode_watch {
 	struct watchers	*w;		/* owned */
 	int64_t		 next;		/* monotonic ms of the next round */
+	pthread_t	 round;
+	bool		 running;	/* round is a thread to join */
+	int		 done[2];	/* its pipe: a byte when it ends */
 };
 
 static int
@@ -55,7 +67,51 @@ opencode_watch_new(struct tool_ctx *ctx)
 
 	ow->w = watchers_new(watch_runner_system(), cadence());
 	ctx->watch = ow->w;
+	if (pipe(ow->done) == 0) {
+		fcntl(ow->done[0], F_SETFD, FD_CLOEXEC);
+		fcntl(ow->done[1], F_SETFD, FD_CLOEXEC);
+	} else {
+		log_warn("watchers: no pipe (%s): rounds hold requests up",
+		    strerror(errno));
+		ow->done[0] = ow->done[1] = -1;
+	}
 	return ow;
+}
+
+/* Invariant 1: the round's thread. */
+static void *
+round_main(void *arg)
+{
+	struct opencode_watch	*ow = arg;
+	char			 byte = 1;
+
+	watchers_poll(ow->w);
+	while (write(ow->done[1], &byte, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* The round ended (its byte read, or it ran inline): schedule the next. */
+static void
+round_ended(struct opencode_watch *ow)
+{
+	if (ow->running)
+		pthread_join(ow->round, NULL);
+	ow->running = false;
+	ow->next = clock_mono_ms() + (int64_t)watchers_poll_seconds(ow->w) *
+	    1000;
+}
+
+static void
+round_start(struct opencode_watch *ow)
+{
+	if (ow->done[1] >= 0 && pthread_create(&ow->round, NULL, round_main,
+	    ow) == 0) {
+		ow->running = true;
+		return;
+	}
+	watchers_poll(ow->w);		/* no thread: the loop waits for it */
+	round_ended(ow);
 }
 
 void
@@ -63,6 +119,12 @@ opencode_watch_free(struct opencode_watch *ow)
 {
 	if (ow == NULL)
 		return;
+	if (ow->running)		/* invariant 2 */
+		pthread_join(ow->round, NULL);
+	if (ow->done[0] >= 0) {
+		close(ow->done[0]);
+		close(ow->done[1]);
+	}
 	watchers_free(ow->w);
 	free(ow);
 }
@@ -106,9 +168,9 @@ opencode_watch_event(struct opencode_watch *ow, const char *type,
 	}
 }
 
-/* Invariant 3: what idle sessions got from the round, one line each. */
-static int
-push(struct opencode_watch *ow, int out, struct err *err)
+/* Invariant 3: what idle sessions have waiting, one line each. */
+int
+opencode_watch_flush(struct opencode_watch *ow, int out, struct err *err)
 {
 	json_t	*line;
 	char	*sid, *text, *s;
@@ -133,28 +195,39 @@ int
 opencode_watch_wait(struct opencode_watch *ow, int in, int out,
     struct err *err)
 {
-	struct pollfd	pfd = { in, POLLIN, 0 };
+	struct pollfd	pfd[2] = { { in, POLLIN, 0 }, { -1, POLLIN, 0 } };
 	int64_t		now;
-	int		r;
+	int		r, timeout;
+	char		byte;
 
 	for (;;) {
-		if (!watchers_any(ow->w)) {
+		if (!ow->running && !watchers_any(ow->w)) {
 			ow->next = 0;
 			return 0;
 		}
 		now = clock_mono_ms();
-		if (ow->next == 0)	/* the first round: right away */
+		if (!ow->running && ow->next == 0)	/* the first: at once */
 			ow->next = now;
-		if (now < ow->next) {
-			r = poll(&pfd, 1, (int)(ow->next - now));
-			if (r > 0 || (r < 0 && errno != EINTR))
-				return 0;
+		if (!ow->running && now >= ow->next) {
+			round_start(ow);
+			if (!ow->running && opencode_watch_flush(ow, out,
+			    err) != 0)
+				return -1;
 			continue;
 		}
-		watchers_poll(ow->w);
-		ow->next = clock_mono_ms() + (int64_t)
-		    watchers_poll_seconds(ow->w) * 1000;
-		if (push(ow, out, err) != 0)
-			return -1;
+		pfd[1].fd = ow->running ? ow->done[0] : -1;
+		timeout = ow->running ? -1 : (int)(ow->next - now);
+		r = poll(pfd, 2, timeout);
+		if (r < 0 && errno != EINTR)
+			return 0;
+		if (r > 0 && (pfd[1].revents & POLLIN) &&
+		    read(ow->done[0], &byte, 1) == 1) {
+			round_ended(ow);
+			if (opencode_watch_flush(ow, out, err) != 0)
+				return -1;
+			continue;
+		}
+		if (r > 0 && pfd[0].revents != 0)
+			return 0;
 	}
 }

@@ -29,13 +29,22 @@ void	opencode_watch_event(struct opencode_watch *, const char *type,
 
 /*
  * Before a blocking read of in_fd: while watchers exist, wait for input
- * only until the next poll round is due, run the rounds that fall due
- * and write what idle sessions get as unsolicited answer lines
+ * only until the next poll round is due, start the rounds that fall due
+ * (on a thread: requests are answered meanwhile) and, when one ends,
+ * write what idle sessions get as unsolicited answer lines
  * ({"actions": [prompt…]}, no id) on out_fd. Returns 0 when in_fd is
  * readable (or there is nothing to wait for), -1 with err set when
  * out_fd cannot be written.
  */
 int	opencode_watch_wait(struct opencode_watch *, int in_fd, int out_fd,
+	    struct err *);
+
+/*
+ * Write what idle sessions have waiting, as opencode_watch_wait does; the
+ * loop calls it before each answer, so an answer that shows a round's
+ * results never comes before that round's prompts.
+ */
+int	opencode_watch_flush(struct opencode_watch *, int out_fd,
 	    struct err *);
 
 #endif

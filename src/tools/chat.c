@@ -17,6 +17,11 @@
  *  4. A call appends its transcript echo to ctx->echo when the host asked
  *     for one: one "[chat] …" line per event, a body's later lines each
  *     prefixed too, so that every line is recognisably an echo.
+ *  5. What a participant writes for everyone to read (its name, its
+ *     topic) cannot pass for a line of chat_list: names are
+ *     chat_names_valid, a topic is one line of at most CHAT_TOPIC_MAX
+ *     characters. Only a message body is free text, and it reaches its
+ *     recipient alone.
  */
 #include "tools/tools.h"
 
@@ -129,6 +134,25 @@ worktree_kind(const struct tool_ctx *ctx)
 	return kind;
 }
 
+/*
+ * A topic as every participant's chat_list shows it (invariant 5): one
+ * line, control characters (newlines included) as spaces. NULL stays
+ * NULL; else a new string.
+ */
+static char *
+one_line(const char *topic)
+{
+	char	*t, *p;
+
+	if (topic == NULL)
+		return NULL;
+	t = xstrdup(topic);
+	for (p = t; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return t;
+}
+
 static const char *
 delivery_note(const char *host)
 {
@@ -147,7 +171,7 @@ run_register(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct chat_join	 j;
 	struct chat_peer	 p;
 	enum chat_join_result	 res;
-	char			*name = NULL;
+	char			*name = NULL, *topic = NULL;
 	bool			 found = false;
 	int			 rc;
 
@@ -165,7 +189,13 @@ run_register(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		chat_peer_release(&p);
 		j.name = found ? NULL : c.as;
 	}
-	j.topic = tool_arg_str(args, "topic", NULL);
+	if ((j.topic = topic = one_line(tool_arg_str(args, "topic", NULL))) !=
+	    NULL && utf8_js_len(topic, strlen(topic)) > CHAT_TOPIC_MAX) {
+		sbuf_addf(out, "[not registered] the topic is %zu characters; "
+		    "the limit is %d.", utf8_js_len(topic, strlen(topic)),
+		    CHAT_TOPIC_MAX);
+		goto out;
+	}
 	j.project = tool_target_store(ctx, NULL);
 	j.host_kind = c.host;
 	j.worktree = worktree_kind(ctx);
@@ -193,6 +223,7 @@ run_register(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	chat_peer_release(&p);
 	echo_line(ctx, name, " joined the chat", NULL);
 out:
+	free(topic);
 	free(name);
 	free(c.sid);
 	return rc;

@@ -371,6 +371,20 @@ fileio_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Wait for an exclusive flock on fd, open on path: fd, or -1 (closed). */
+static int
+lock_fd(int fd, const char *path, struct err *err)
+{
+	while (flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			err_errno(err, "cannot lock '%s'", path);
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
 int
 fileio_lock_dir(const char *dir, struct err *err)
 {
@@ -380,12 +394,16 @@ fileio_lock_dir(const char *dir, struct err *err)
 		return -1;
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return err_errno(err, "cannot open directory '%s'", dir);
-	while (flock(fd, LOCK_EX) != 0) {
-		if (errno != EINTR) {
-			err_errno(err, "cannot lock '%s'", dir);
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
+	return lock_fd(fd, dir, err);
+}
+
+int
+fileio_lock_file(const char *path, struct err *err)
+{
+	int	fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) < 0)
+		return err_errno(err, "cannot open '%s'", path);
+	return lock_fd(fd, path, err);
 }

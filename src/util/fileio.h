@@ -86,4 +86,8 @@ bool	fileio_exists(const char *path);
  */
 int	fileio_lock_dir(const char *dir, struct err *);
 
+/* The same for one file, created 0600 if missing (never through a
+ * link): one process at a time for a job that is not a folder's. */
+int	fileio_lock_file(const char *path, struct err *);
+
 #endif

@@ -39,7 +39,8 @@ sbuf_reset(struct sbuf *sb)
 	if (sb->buf == NULL)
 		sbuf_init(sb);
 	sb->len = 0;
-	sb->buf[0] = '\0';
+	if (sb->cap != 0)	/* the shared empty string is never written */
+		sb->buf[0] = '\0';
 }
 
 char *

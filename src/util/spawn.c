@@ -8,18 +8,22 @@
  * the caller can tell "could not run" from "ran and failed". A child's
  * input is handed over as a file, never a pipe we write, so a child that
  * exits early cannot raise SIGPIPE in a process that has not ignored it.
+ * Threads make their pipes and fork one at a time (fork_lock).
  */
 #include "util/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -28,13 +32,21 @@
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
+/*
+ * Held from the making of a child's pipes until they are close-on-exec
+ * and the child is forked: a child that another thread (a watcher round,
+ * an alert) forks meanwhile cannot inherit them, which would hold a pipe
+ * open and keep this one's end of file from coming until it exits.
+ */
+static pthread_mutex_t	fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void
 child_exec(const char *const argv[], const char *dir, int infd, int outfd,
     int errfd, int errpipe)
 {
 	int	null, e;
 
-	null = open("/dev/null", O_RDWR);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);	/* dup2 keeps its copies */
 	dup2(infd >= 0 ? infd : null, 0);
 	dup2(errfd >= 0 ? errfd : null, 2);
 	dup2(outfd, 1);
@@ -108,24 +120,27 @@ spawn_run(const char *const argv[], const char *dir, int timeout_ms,
 
 	sinks[0] = io != NULL && io->out != NULL ? io->out : &discard;
 	sinks[1] = io != NULL && io->errout != NULL ? io->errout : &discard;
+	pid = -1;
+	pthread_mutex_lock(&fork_lock);
 	if ((infd = input_fd(io, err)) == -2)
-		goto out;
-	if (pipe(outp) != 0 || pipe(errp) != 0 || pipe(stdp) != 0) {
+		;
+	else if (pipe(outp) != 0 || pipe(errp) != 0 || pipe(stdp) != 0)
 		err_errno(err, "cannot create a pipe");
+	else {
+		for (int i = 0; i < 2; i++) {
+			fcntl(outp[i], F_SETFD, FD_CLOEXEC);
+			fcntl(errp[i], F_SETFD, FD_CLOEXEC);
+			fcntl(stdp[i], F_SETFD, FD_CLOEXEC);
+		}
+		if ((pid = fork()) == 0)
+			child_exec(argv, dir, infd, outp[1], stdp[1],
+			    errp[1]);
+		if (pid < 0)
+			err_errno(err, "cannot run '%s'", argv[0]);
+	}
+	pthread_mutex_unlock(&fork_lock);
+	if (pid < 0)
 		goto out;
-	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(outp[i], F_SETFD, FD_CLOEXEC);
-		fcntl(errp[i], F_SETFD, FD_CLOEXEC);
-		fcntl(stdp[i], F_SETFD, FD_CLOEXEC);
-	}
-	pid = fork();
-	if (pid < 0) {
-		err_errno(err, "cannot run '%s'", argv[0]);
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(argv, dir, infd, outp[1], stdp[1], errp[1]);
 	close(outp[1]);
 	close(errp[1]);
 	close(stdp[1]);
@@ -189,6 +204,81 @@ spawn_capture(const char *const argv[], const char *dir, int timeout_ms,
 	struct spawn_io	io = { NULL, 0, out, NULL };
 
 	return spawn_run(argv, dir, timeout_ms, &io, status, err);
+}
+
+/*
+ * Wait until pid has exited or deadline (monotonic ms) passes, without
+ * reaping it: while it is a zombie its id, and so its process group's, is
+ * not reused, so killing the group afterwards cannot hit a stranger.
+ * False when it is still running.
+ */
+static bool
+exited_by(pid_t pid, int64_t deadline)
+{
+	struct timespec	nap = { 0, 1000000L };	/* 1 ms, doubling to 64 */
+	siginfo_t	info;
+
+	for (;;) {
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG |
+		    WNOWAIT) == 0 ? info.si_pid == pid : errno != EINTR)
+			return true;
+		if (clock_mono_ms() >= deadline)
+			return false;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 64000000L)
+			nap.tv_nsec *= 2;
+	}
+}
+
+int
+spawn_quiet(const char *const argv[], const char *dir, int timeout_ms,
+    int *status, struct err *err)
+{
+	int	 errp[2], e, wst = 0, null;
+	int64_t	 deadline = clock_mono_ms() + timeout_ms;
+	pid_t	 pid;
+	bool	 exited;
+
+	pthread_mutex_lock(&fork_lock);
+	if (pipe(errp) != 0) {
+		pthread_mutex_unlock(&fork_lock);
+		return err_errno(err, "cannot create a pipe");
+	}
+	fcntl(errp[0], F_SETFD, FD_CLOEXEC);
+	fcntl(errp[1], F_SETFD, FD_CLOEXEC);
+	if ((pid = fork()) == 0) {
+		setpgid(0, 0);
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		child_exec(argv, dir, -1, null, -1, errp[1]);
+	}
+	pthread_mutex_unlock(&fork_lock);
+	if (pid < 0) {
+		close(errp[0]);
+		close(errp[1]);
+		return err_errno(err, "cannot run '%s'", argv[0]);
+	}
+	setpgid(pid, pid);	/* both sides: no race with the kill below */
+	close(errp[1]);
+	exited = exited_by(pid, deadline);
+	kill(-pid, SIGKILL);	/* what it left behind, or all of it */
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	e = 0;
+	if (read(errp[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		close(errp[0]);
+		errno = e;
+		return err_errno(err, "cannot run '%s'%s%s", argv[0],
+		    dir ? " in " : "", dir ? dir : "");
+	}
+	close(errp[0]);
+	if (!exited)
+		*status = SPAWN_TIMED_OUT;
+	else if (WIFEXITED(wst))
+		*status = WEXITSTATUS(wst);
+	else
+		*status = 128 + WTERMSIG(wst);
+	return 0;
 }
 
 char *

@@ -33,6 +33,20 @@ struct spawn_io {
 int	spawn_run(const char *const argv[], const char *dir, int timeout_ms,
 	    const struct spawn_io *io, int *status, struct err *);
 
+/*
+ * Run argv[0] (PATH, no shell) in dir for its exit status only: stdin,
+ * stdout and stderr are /dev/null, so nothing it prints is read or kept.
+ * It runs as the leader of a process group of its own, and that whole
+ * group is killed once it exits or timeout_ms passes: what it started in
+ * the background ends with it, and nothing outlives the call. Returns 0
+ * with *status the exit code (128 + signal if a signal ended it, 124 if
+ * it ran past timeout_ms, as timeout(1) says), or -1 with err set when it
+ * could not be started (missing program, missing dir).
+ */
+#define SPAWN_TIMED_OUT	124
+int	spawn_quiet(const char *const argv[], const char *dir, int timeout_ms,
+	    int *status, struct err *);
+
 /* Search PATH for an executable regular file; new string or NULL. */
 char	*spawn_which(const char *name);
 

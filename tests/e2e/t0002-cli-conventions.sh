@@ -49,6 +49,14 @@ help=$(thatch help search)
 expect_contains "help search shows the synopsis" "$help" "usage: thatch search [--mode MODE] [--json] <query> [store|all]"
 expect_contains "help search names the variables it reads" "$help" "THATCH_MODEL"
 expect_contains "help search shows an example" "$help" 'thatch search "how are tokens issued" all'
+for c in search embed model remember edit import reembed mcp opencode sync; do
+	expect_contains "help $c lists every variable of the model it loads" \
+		"$(thatch help $c | grep '^environment:')" "THATCH_MODEL HF_HOME HF_ENDPOINT HF_TOKEN THATCH_THREADS"
+done
+for c in list show forget search remember hygiene reminder setup; do
+	expect_contains "help $c lists the variables that name the project" \
+		"$(thatch help $c | grep '^environment:')" "CLAUDE_PROJECT_DIR CURSOR_PROJECT_DIR"
+done
 expect_contains "help setup lists every option" "$(thatch help setup)" "--opencode "
 expect_eq "help of an unknown command is a usage error" 2 "$(thatch help nosuch 2>/dev/null; echo $?)"
 
@@ -67,6 +75,30 @@ for c in "stores" "list" "show x" "forget x" "search x" "hygiene" "remember x y"
 	expect_eq "$c says why in one [thatch ${c%% *}] line" "[thatch ${c%% *}] failed:" \
 		"$(head -1 <<<"$err" | cut -d' ' -f1-3)"
 done
+# failures of the commands that do not fail on the database alone: one
+# environment that makes each fail, then its failure as its last line
+# (search first says it loads the model), exit 1
+while IFS='|' read -r name vars args; do
+	# shellcheck disable=SC2086
+	err=$(env $vars "$THATCH_BIN" $name $args 2>&1 >/dev/null </dev/null); rc=$?
+	expect_eq "$name $args fails with exit 1" 1 $rc
+	expect_eq "$name says why in a [thatch $name] failed: line" "[thatch $name] failed:" \
+		"$(tail -1 <<<"$err" | cut -d' ' -f1-3)"
+	expect_eq "$name prints one failure line" 1 "$(grep -c 'failed' <<<"$err")"
+done <<EOF2
+search|THATCH_MODEL=$TEST_DIR/no-model|x
+embed|THATCH_MODEL=$TEST_DIR/no-model|x
+model|THATCH_MODEL=$TEST_DIR/no-model|info
+reembed|THATCH_MODEL=$TEST_DIR/no-model|
+import||$TEST_DIR/no-such-file
+export||nosuch
+sync|CLAUDE_PROJECT_DIR=$TEST_DIR|
+session|OPENCODE_DB=$TEST_DIR/no-opencode.db|list
+chat|THATCH_DB_PATH=$TEST_DIR/file/thatch.db|list
+mcp|THATCH_DB_PATH=$TEST_DIR/file/thatch.db|
+opencode|THATCH_DB_PATH=$TEST_DIR/file/thatch.db|
+setup|CLAUDE_CONFIG_DIR=$TEST_DIR/file|--claude --global
+EOF2
 err=$(PATH=/nonexistent "$THATCH_BIN" prime 2>&1); rc=$?
 expect_eq "prime without an agent fails with exit 1" 1 $rc
 expect_contains "prime's failure is one [thatch prime] line" "$err" "[thatch prime] failed: no agent CLI"

@@ -21,6 +21,7 @@ expect_contains "it names the file and how to create it" "$(line '✗ database:'
     "$THATCH_DB_PATH does not exist — run \`thatch stores\`"
 expect_eq "doctor does not create the database" "$before" "$(tree)"
 expect_contains "the model is found" "$(line '✓ model:')" "(32 dimensions"
+expect_eq "a model folder is named once" "✓ model: $THATCH_MODEL (32 dimensions)" "$(line '✓ model:')"
 expect_contains "a host not set up is no problem, with how to set it up" \
     "$(line '· Claude Code (project):')" "not set up — run \`thatch setup --claude\`"
 expect_contains "Cursor's global scope is checked too" "$(line '· Cursor (global):')" "thatch setup --cursor --global"
@@ -106,6 +107,25 @@ expect_eq "a missing model exits 1" 1 $rc
 expect_contains "it names the model and says to pull it" "$(line '✗ model:')" "$TEST_DIR/no-model"
 expect_contains "with the command" "$(line '✗ model:')" "— run \`thatch model pull\`"
 expect_eq "nothing is downloaded or made for it" "" "$(ls -A "$TEST_DIR" | grep no-model)"
+
+# --- Cursor's hooks and opencode's plugin name a program too ----------------------------
+cp .cursor/hooks.json "$TEST_DIR/hooks" && cp opencode.json "$TEST_DIR/opencode"
+sed -i 's#"command": "[^" ]*#"command": "/gone/bin/thatch#' .cursor/hooks.json
+python3 - <<'PY'
+import json
+d = json.load(open("opencode.json"))
+d["plugin"][0][1]["thatch"] = "/gone/bin/thatch"
+json.dump(d, open("opencode.json", "w"), indent=2)
+PY
+doctor
+expect_eq "a Cursor hook or opencode plugin whose program is gone exits 1" 1 $rc
+expect_contains "Cursor's hook is named with its file and program" "$(line '✗ Cursor (project):')" \
+    "the beforeSubmitPrompt hook in $P/.cursor/hooks.json runs /gone/bin/thatch, which is not an executable program"
+expect_contains "opencode's plugin entry is named with its file and program" "$(line '✗ opencode (project):')" \
+    "the plugin entry in $P/opencode.json runs /gone/bin/thatch, which is not an executable program — run \`thatch setup --opencode\`"
+cp "$TEST_DIR/hooks" .cursor/hooks.json && cp "$TEST_DIR/opencode" opencode.json
+doctor
+expect_eq "restored, doctor is happy again" 0 $rc
 
 # --- a running server --------------------------------------------------------------------
 mkfifo "$TEST_DIR/in"

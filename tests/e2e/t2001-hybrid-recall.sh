@@ -43,6 +43,20 @@ expect_contains "thatch search --mode=lexical finds a path-like name" \
     "$(thatch search --mode=lexical NODE_EXTRA_CA_CERTS 2>/dev/null)" "[lexical] [proj] ssl"
 expect_fail "thatch search refuses an unknown mode" thatch search --mode=fuzzy x
 
+# words of other scripts, and queries too short for trigrams
+thatch remember "ja cache" "ビルド前にキャッシュを削除する。" >/dev/null 2>&1
+thatch remember "ru build" "Сборка требует очистки кэша." >/dev/null 2>&1
+expect_contains "a two-character Japanese word finds its memory" \
+    "$(thatch search --mode=lexical 削除 2>/dev/null)" "[lexical] [proj] ja cache"
+expect_contains "so does a question around it" \
+    "$(thatch search --mode=lexical 'キャッシュの削除は？' 2>/dev/null)" "[lexical] [proj] ja cache"
+expect_contains "a Cyrillic word in another case" \
+    "$(thatch search --mode=lexical КЭША 2>/dev/null)" "[lexical] [proj] ru build"
+expect_contains "a query under three characters is answered by meaning" \
+    "$(thatch search io 2>/dev/null)" "[score:"
+expect_contains "and by name finds nothing rather than everything" \
+    "$(thatch search --mode=lexical io 2>/dev/null)" "No matches"
+
 # the nudge: no cosine reaches 2, but the prompt names a stored identifier
 r=$(prompt "how do I change THATCH_DB_PATH for tests?" | THATCH_RECALL_THRESHOLD=2 thatch flush-tools)
 expect_contains "a prompt naming a stored identifier gets the recall nudge" "$r" "memory_recall"

@@ -69,6 +69,10 @@ expect_contains "thatch search finds it" \
 expect_contains "model info: nothing left in another space" "$(thatch model info)" "other space: none"
 expect_contains "a second reembed does nothing" "$(thatch reembed)" "Nothing to re-embed"
 expect_contains "--all re-embeds every row anyway" "$(thatch reembed --all proj)" "Re-embedded 2 row(s)"
+out=$(script -qec "$THATCH_BIN reembed --all proj" /dev/null </dev/null)
+expect_contains "on a terminal, a progress bar counts the rows" "$out" \
+    "[thatch] re-embedding [==============================] 100% 2/2 rows"
+expect_not_contains "without one, no bar" "$(thatch reembed --all proj 2>&1)" "re-embedding ["
 expect_fail "reembed of a store that does not exist fails" thatch reembed no-such-store
 
 # kill -9 mid-run: 300 long memories of A's space, reembedded under B
@@ -80,7 +84,9 @@ q "INSERT OR IGNORE INTO stores(name) VALUES ('bulk');
 	randomblob(128), '$A' FROM c"
 bulk_new() { q "SELECT count(*) FROM entries WHERE store = 'bulk' AND model = '$B'"; }
 started() { [ "$(bulk_new)" -gt 0 ]; }
-thatch reembed bulk >/dev/null 2>&1 &
+# the binary itself, not the thatch function: a function sent to the
+# background is a subshell, and kill -9 of it would leave reembed running
+"$THATCH_BIN" reembed bulk >/dev/null 2>&1 &
 pid=$!
 wait_for "the reembed writes its first batch" 60 started
 kill -9 $pid

@@ -54,6 +54,21 @@ expect_contains "the skills are counted" "$REMOVE_OUT" "  Skills:        $P/.cla
 expect_contains "opencode's skills go too" "$REMOVE_OUT" "  Skills:        $OC/skills (27 files removed)"
 expect_eq "nothing is left in the project but git's" ".git sub" "$(ls -A "$P" | tr '\n' ' ' | sed 's/ $//')"
 
+# --- opencode's skills and commands are shared by its two scopes ------------------
+before=$(snap)
+thatch setup --opencode --global >/dev/null && thatch setup --opencode >/dev/null
+global=$(cat "$OC/opencode.json")
+out=$(thatch setup --remove --opencode)
+expect_contains "removing the project scope keeps the skills the global setup uses" "$out" \
+    "  Skills:        $OC/skills (kept: the global setup uses them)"
+expect_ok "they are still there" test -f "$OC/skills/thatch-fact-extractor/SKILL.md" -a -d "$OC/command/thatch"
+expect_eq "the global config is untouched" "$global" "$(cat "$OC/opencode.json")"
+thatch setup --opencode >/dev/null
+out=$(thatch setup --remove --opencode --global)
+expect_contains "removing the global scope keeps them for the project's" "$out" "(kept: the project's setup uses them)"
+thatch setup --remove --opencode >/dev/null
+expect_eq "the last scope removed takes them, leaving everything as it was" "$before" "$(snap)"
+
 # --- the user's own files, in every place setup writes --------------------------
 printf '# My project\n\nOwn notes, kept.\n' >CLAUDE.md
 json '{"mcpServers": {"github": {"command": "gh-mcp", "args": []}}, "other": 1}' >.mcp.json
@@ -155,4 +170,19 @@ expect_not_contains "outside a repository the folder itself is used" "$out" "top
 expect_ok "the files are where setup ran" test -f .cursor/hooks.json
 thatch setup --remove --cursor >/dev/null
 expect_eq "and removed from there" "" "$(ls -A)"
+
+# --- in the home folder, project scope would be the user's settings ------------------
+mkdir -p "$TEST_DIR/h" && cd "$TEST_DIR/h"
+before=$(find . | sort)
+for host in claude cursor; do
+	dir=$(cd "$TEST_DIR/h" && pwd)
+	[ $host = claude ] && export CLAUDE_CONFIG_DIR=$dir/.claude || export CURSOR_CONFIG_DIR=$dir/.cursor
+	err=$(thatch setup --$host 2>&1 >/dev/null); rc=$?
+	expect_eq "project setup where .$host is the user folder fails" 1 $rc
+	expect_contains "it says why and what to run" "$err" "user folder, so a project setup here would run its hooks in every project: run \`thatch setup --$host --global\`"
+	expect_eq "and writes nothing" "$before" "$(find . | sort)"
+	expect_ok "--global works there" thatch setup --$host --global
+	expect_ok "and --remove (of either scope) too" thatch setup --$host --remove
+	thatch setup --$host --global --remove >/dev/null
+done
 finish

@@ -5,10 +5,10 @@
 # register at start, a thatch_chat_send from one wakes the other, idle,
 # with a prompt from its own process only, which reads the message; the
 # call's transcript echo is a visible, non-synthetic message no model turn
-# answers; a broadcast; two agents bouncing messages are stopped by the
-# rate cap; a session that left is not registered again; a killed
-# process's session goes stale; sessions starting at once get distinct
-# names. Skipped, with a "skipped" line, when npm cannot install the client.
+# answers; a session lists the directory; a broadcast; two agents bouncing
+# messages are stopped by the rate cap; a session that left is not
+# registered again; a killed process's session goes stale; sessions
+# starting at once get distinct names. Skipped, with a "skipped" line, when npm cannot install the client.
 HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
 . "$(dirname "$0")/lib.sh"
 OC=$HOSTS/opencode/node_modules/.bin/opencode
@@ -22,7 +22,7 @@ fi
 export XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
 export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
     OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_DEBUG=chat
-export THATCH_CHAT_TICK_MS=300 THATCH_CHAT_STALE_SECONDS=4 THATCH_CHAT_WAKE_CAP=2
+export THATCH_CHAT_TICK_MS=300 THATCH_CHAT_STALE_SECONDS=20 THATCH_CHAT_WAKE_CAP=2
 unset OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS OPENCODE_CONFIG OPENCODE_CONFIG_DIR
 REQ=$TEST_DIR/requests
 LOG=$XDG_CONFIG_HOME/thatch/debug.log
@@ -32,7 +32,7 @@ cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev
 trap cleanup EXIT
 
 python3 "$HOSTS/fake-openai.py" "$TEST_DIR/port" "$REQ" & pids+=($!)
-wait_for "the fake model API is up" 10 test -f "$TEST_DIR/port"
+wait_for "the fake model API is up" 180 test -f "$TEST_DIR/port"
 CFG=$XDG_CONFIG_HOME/opencode
 mkdir -p "$CFG"
 cp "$SEED/package.json" "$SEED/package-lock.json" "$CFG/"
@@ -82,12 +82,12 @@ expect_ok "both are registered, under distinct names" test -n "$B" -a "$nA" != "
 out=$(run "$p1" --session "$A" please chat "$nB" ping from A)
 expect_contains "the send's turn completes" "$out" "done"
 expect_contains "the model saw the send's result" "$(requests)" "[sent] to $nB ($(printf %.12s "$B"))"
-wait_for "the idle recipient gets a wake prompt" 60 sh -c "grep -q '\[thatch\] chat: 1 new message from $nA' '$REQ'"
-wait_for "and reads the message with thatch_chat_read" 60 sh -c "grep -q '\] ping from A' '$REQ'"
+wait_for "the idle recipient gets a wake prompt" 180 sh -c "grep -q '\[thatch\] chat: 1 new message from $nA' '$REQ'"
+wait_for "and reads the message with thatch_chat_read" 180 sh -c "grep -q '\] ping from A' '$REQ'"
 expect_eq "the wake prompt is a real user turn in B, once" "False|[thatch] chat: 1 new message from $nA — call thatch_chat_read." \
     "$(parts "$B" "[thatch] chat:")"
 expect_eq "nothing wakes the sender" "" "$(parts "$A" "[thatch] chat:")"
-wait_for "the send's transcript echo is in A's transcript" 30 sh -c "[ -n \"\$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(\"file:\"+sys.argv[1]+\"?mode=ro\",uri=True); print(c.execute(\"SELECT 1 FROM part WHERE data LIKE ?\", (\"%[chat] $nA%\",)).fetchone() or \"\")' '$OCDB')\" ]"
+wait_for "the send's transcript echo is in A's transcript" 180 sh -c "[ -n \"\$(python3 -c 'import sqlite3,sys; c=sqlite3.connect(\"file:\"+sys.argv[1]+\"?mode=ro\",uri=True); print(c.execute(\"SELECT 1 FROM part WHERE data LIKE ?\", (\"%[chat] $nA%\",)).fetchone() or \"\")' '$OCDB')\" ]"
 expect_eq "visible: not synthetic" "False|[chat] $nA → $nB: ping from A" "$(parts "$A" "[chat] $nA →")"
 expect_contains "the read's echo is in B's transcript" "$(parts "$B" "[chat]")" "False|[chat] $nB read 1 message"
 # an echo lands in the transcript while its turn still runs: a request
@@ -103,14 +103,25 @@ for l in open(sys.argv[1]):
         if not m or m[-1].get("role") != "tool": print(l[:300])' "$REQ")"
 expect_ok "the check has echoes to look at" test "$(parts "$A" "[chat]" | wc -l)" -ge 1
 
+# --- 2b. the directory as a session lists it -------------------------------------
+out=$(run "$p2" --session "$B" please list chat)
+list=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    for m in json.loads(l).get("messages", []):
+        if m.get("role") == "tool" and "participants registered" in str(m.get("content")): r = m["content"]
+print(r)' "$REQ")
+expect_contains "chat_list in the real client counts both sessions" "$list" "[chat] 2 participants registered"
+expect_contains "and marks the caller, fresh" "$list" "- $nB (${B:0:12}) project:proj fresh [you] "
+expect_contains "and shows the other, fresh" "$list" "- $nA (${A:0:12}) project:proj fresh "
+
 # --- 3. a broadcast reaches the other session ----------------------------------
 out=$(run "$p2" --session "$B" please broadcast standup now)
 expect_contains "the broadcast names its recipient" "$(requests)" "[broadcast] to 1 participant\\nrecipients: $nA"
-wait_for "the other session is woken and reads it" 60 sh -c "grep -q '\] standup now' '$REQ'"
+wait_for "the other session is woken and reads it" 180 sh -c "grep -q '\] standup now' '$REQ'"
 
 # --- 4. two agents bouncing messages: the rate cap stops the loop ----------------
 run "$p1" --session "$A" please chat "$nB" bounce >/dev/null
-wait_for "the loop hits the rate cap" 90 sh -c "grep -q 'chat:ratecap' '$LOG'"
+wait_for "the loop hits the rate cap" 180 sh -c "grep -q 'chat:ratecap' '$LOG'"
 capped=$(sed -n 's/.*\[chat:ratecap\] \([^:]*\):.*/\1/p' "$LOG" | head -n 1)
 expect_eq "the capped recipient got exactly two wake prompts" 2 "$(parts "$capped" "[thatch] chat:" | wc -l)"
 expect_eq "its mail waits in the inbox, unannounced" 1 "$(db "SELECT count(*) FROM chat_messages WHERE to_session = '$capped' AND delivered_at IS NULL")"
@@ -133,6 +144,6 @@ expect_not_contains "neither opencode reports an error" "$(cat "$TEST_DIR"/serve
 # --- 7. a killed opencode's session goes stale ------------------------------------
 kill -9 "$serve2"; wait "$serve2" 2>/dev/null
 stale_b() { thatch chat list --all | grep -q -- "- $nB (.*) opencode project:proj stale"; }
-wait_for "the killed process's session is listed stale" 30 stale_b
+wait_for "the killed process's session is listed stale" 180 stale_b
 expect_contains "stale sessions are hidden by default" "$(thatch chat list)" "stale hidden"
 finish

@@ -116,6 +116,13 @@ expect_contains "search: tool input rendered as JSON is searched" \
 
 expect_eq "the database and its WAL are byte for byte unchanged" "$before" "$(sums)"
 
+# --- archived sessions: hidden unless asked for (on a copy: the original
+# stays opencode's) -----------------------------------------------------------
+cp "$DB" "$TEST_DIR/arch.db"; cp "$DB-wal" "$TEST_DIR/arch.db-wal"
+python3 -c 'import sqlite3,sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE session SET time_archived = 1 WHERE id = ?", (sys.argv[2],)); c.commit()' "$TEST_DIR/arch.db" "$notes"
+expect_not_contains "list: an archived session is left out" "$(OPENCODE_DB=$TEST_DIR/arch.db thatch session list)" "$notes"
+expect_contains "list --archived: shown too" "$(OPENCODE_DB=$TEST_DIR/arch.db thatch session list --archived)" "$notes"
+
 # --- the WAL: rows a writer has not checkpointed --------------------------------
 python3 - "$DB" "$W/writer" <<'P' &
 import sqlite3, sys, os
@@ -125,10 +132,10 @@ db.execute("INSERT INTO session (id, project_id, slug, directory, title, version
            "SELECT 'ses_walonly', project_id, 'w', directory, 'Only in the WAL', version, 4102444800000, 4102444800000 "
            "FROM session LIMIT 1")
 open(sys.argv[2] + ".tmp", "w").close(); os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-import time; time.sleep(120)  # hold the connection: closing would checkpoint
+import time; time.sleep(3600)  # hold the connection (killed below): closing would checkpoint
 P
 writer=$!
-wait_for "a writer added a session to the WAL" 10 test -f "$W/writer"
+wait_for "a writer added a session to the WAL" 120 test -f "$W/writer"
 cp "$DB" "$TEST_DIR/main-only.db"
 main_only=$(python3 -c 'import sqlite3,sys
 print(sqlite3.connect("file:"+sys.argv[1]+"?immutable=1", uri=True).execute("select count(*) from session where id=?", ("ses_walonly",)).fetchone()[0])' "$TEST_DIR/main-only.db")
@@ -151,12 +158,33 @@ expect_eq "an older schema: exit 1" 1 "$rc"
 expect_contains "and the message names the missing column" "$out" "has no session.time_archived"
 expect_fail "an unknown verb is a usage error" thatch session frob
 
+# --- the tools' output cap (B6: 20,000 characters, and a note) ------------------
+python3 -c 'import json,sqlite3,sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("create table session (id text, parent_id text, directory text, title text, time_created int, time_updated int, time_archived int)")
+db.execute("create table message (id text, session_id text, time_created int, data text)")
+db.execute("create table part (id text, message_id text, session_id text, data text)")
+db.execute("insert into session values (?, NULL, ?, ?, 1, 2, NULL)", ("ses_long", "/p", "Long"))
+db.execute("insert into message values (?, ?, 1, ?)", ("msg_1", "ses_long", json.dumps({"role": "user"})))
+db.execute("insert into part values (?, ?, ?, ?)", ("prt_1", "msg_1", "ses_long", json.dumps({"type": "text", "text": "long-needle " * 3000})))
+for i in range(2, 202):	# 200 hits of ~200 characters each
+    db.execute("insert into part values (?, ?, ?, ?)", ("prt_%03d" % i, "msg_1", "ses_long", json.dumps({"type": "text", "text": "x" * 100 + " hay-needle " + "y" * 100})))
+db.commit()' "$TEST_DIR/long.db"
+tool() { printf '{"id":1,"op":"tool","name":"thatch_%s","sessionID":"ses_me","args":%s}\n' "$1" "$2" |
+	OPENCODE_DB=$TEST_DIR/long.db THATCH_WARMUP=0 thatch opencode | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["output"], end="")'; }
+out=$(tool session_get '{"session_id":"ses_long"}')
+expect_contains "session_get past 20,000 characters says how much it left out" "$out" "[truncated: "
+expect_ok "and stops there" python3 -c 'import sys; t = sys.argv[1]; sys.exit(not (t.index("\n[truncated: ") <= 20000 < len(t) < 20200))' "$out"
+out=$(tool session_search '{"query":"hay-needle","limit":200}')
+expect_contains "session_search past 20,000 characters says so too" "$out" "[truncated: "
+expect_ok "and stops there too" python3 -c 'import sys; t = sys.argv[1]; sys.exit(not (t.index("\n[truncated: ") <= 20000 < len(t) < 20200))' "$out"
+
 # --- the tools, inside the real opencode ------------------------------------------
 OC=$HOSTS/opencode/node_modules/.bin/opencode
 export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
     OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_WARMUP=0
 python3 "$HOSTS/fake-openai.py" "$TEST_DIR/port2" "$TEST_DIR/req2" & fake=$!
-wait_for "a second fake model is up" 10 test -f "$TEST_DIR/port2"
+wait_for "a second fake model is up" 120 test -f "$TEST_DIR/port2"
 sed -i "s#127.0.0.1:[0-9]*/v1#127.0.0.1:$(cat "$TEST_DIR/port2")/v1#" "$XDG_CONFIG_HOME/opencode/opencode.json"
 expect_ok "thatch setup --opencode --global" thatch setup --opencode --global
 timeout 120 "$OC" run --title "Search" please search the sessions </dev/null >"$TEST_DIR/run.out" 2>"$TEST_DIR/run.err"

@@ -2,8 +2,9 @@
 # Chat in `thatch opencode`, the core behind the opencode plugin, driven as
 # two opencode processes drive it (one long-lived core per process, one
 # JSON request per line): auto-registration at session start, the tools
-# acting as the calling session, the transcript echo after a chat call,
-# the wake prompt of an idle recipient from its own core only, a claimed
+# acting as the calling session, the transcript echo after a chat call, a
+# resumed session named from its title in opencode's database, the wake
+# prompt of an idle recipient from its own core only, a claimed
 # message announced once, the per-recipient rate cap and its window, the
 # heartbeat, the leave tombstone, session deletion.
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +26,7 @@ start() {
 	exec {w}>"$TEST_DIR/$1.in" {r}<"$TEST_DIR/$1.out"
 	W[$1]=$w R[$1]=$r
 }
-ask() { local line; printf '%s\n' "$2" >&"${W[$1]}"; IFS= read -r -t 10 line <&"${R[$1]}"; printf '%s\n' "$line"; }
+ask() { local line; printf '%s\n' "$2" >&"${W[$1]}"; IFS= read -r -t 120 line <&"${R[$1]}"; printf '%s\n' "$line"; }
 acts() { python3 -c 'import json,sys
 d = json.loads(sys.stdin.read() or "{}")
 for a in d.get("actions") or []:
@@ -108,7 +109,7 @@ expect_contains "E's one wake prompt of its window" "$(ask E "$(status sE idle)"
 send "$nE" two
 ask E "$(status sE idle)" >/dev/null
 tick_wakes() { ask E '{"id":1,"op":"tick"}' | acts | grep -q "PROMPT sE reply"; }
-wait_for "once the window frees up, a tick delivers the rest" 15 tick_wakes
+wait_for "once the window frees up, a tick delivers the rest" 120 tick_wakes
 ask D "$(ev session.deleted '{"info":{"id":"sD"}}')" >/dev/null
 ask E "$(ev session.deleted '{"info":{"id":"sE"}}')" >/dev/null
 
@@ -130,12 +131,24 @@ expect_eq "the broadcast's echo" "PROMPT sB noReply visible [chat] $nB → *: al
 # --- leaving: a tombstone blocks auto-registration; register rejoins ---
 expect_contains "unregister leaves" "$(ask A "$(tool chat_unregister sA '{}')" | out)" "[unregistered] $nA left"
 ask A "$(after chat_unregister sA)" >/dev/null
-start C
+# C's opencode database knows sessions resumed there: a titled one and
+# its child
+python3 -c 'import sqlite3,sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("create table session (id text, parent_id text, directory text, title text, time_created int, time_updated int, time_archived int)")
+db.execute("create table message (id text, session_id text, time_created int, data text)")
+db.execute("create table part (id text, message_id text, session_id text, data text)")
+db.execute("insert into session values (?, NULL, ?, ?, 1, 2, NULL)", ("sZ", "/p", "Refactor the parser"))
+db.execute("insert into session values (?, ?, ?, ?, 1, 2, NULL)", ("sY", "sZ", "/p", "look around (@general subagent)"))
+db.commit()' "$TEST_DIR/opencode.db"
+OPENCODE_DB=$TEST_DIR/opencode.db start C
 ask C "$(status sA busy)" >/dev/null
 expect_eq "a resumed session that left is not registered again" "sB" "$(db "SELECT session_id FROM chat_sessions")"
 expect_contains "the guard is logged" "$(cat "$LOG")" "[chat:startup] sA left the chat earlier (tombstone): not registered"
 ask C "$(status sZ busy)" >/dev/null
-expect_eq "a resumed session first seen by its status is registered" "sB sZ" "$(db "SELECT session_id FROM chat_sessions ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+ask C "$(status sY busy)" >/dev/null
+expect_eq "a resumed session first seen by its status is registered, its child is not" "sB sZ" "$(db "SELECT session_id FROM chat_sessions ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "named from its title in opencode's database" "refactor-parser" "$(db "SELECT name FROM chat_sessions WHERE session_id='sZ'")"
 r=$(ask C "$(tool chat_register sA '{"name":"Ada","topic":"chat tests"}')" | out)
 expect_contains "chat_register rejoins under the chosen name" "$r" "[registered] Ada
 session_id: sA

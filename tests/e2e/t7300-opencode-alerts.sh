@@ -5,12 +5,15 @@
 # permission or question request is one "needs your input" per request
 # id, a child's attributed to its root; an error is one "hit an error"
 # and that turn is not also "done"; a user abort is silent; children
-# never finish or fail on their own; the label is the session's title
-# from opencode's database, else its id's first 8 characters; mode none
+# never finish or fail on their own; the label is the session's chat name,
+# else its title from opencode's database, else its id's first 8
+# characters; mode none
 # silences everything; the alert of a last idle is sent even though the
 # plugin goes away right after it.
 . "$(dirname "$0")/lib.sh"
-export THATCH_WARMUP=0
+# the chat directory is left out (its names would be the labels) until
+# the case that checks them
+export THATCH_WARMUP=0 THATCH_CHAT_AUTO_REGISTER=0
 mkdir -p bin "$XDG_CONFIG_HOME/thatch"
 cat >bin/notify-send <<'PY'
 #!/usr/bin/env python3
@@ -80,6 +83,10 @@ out=$(alerts "$(st ses_plain0001 busy
 expect_eq "an error is one alert and its turn is not also done; an abort is silent" \
     "ses_plai hit an error
 ses_plai is done" "$out"
+
+out=$(THATCH_CHAT_AUTO_REGISTER=1 alerts "$(ev session.created '{"info":{"id":"ses_titled","title":"Fix the flaky build on the release branch today"}}'
+	st ses_titled busy; st ses_titled idle)")
+expect_eq "a session in the chat directory is labelled by its chat name" "fix-flaky-build is done" "$out"
 
 out=$(alerts "$(st ses_plain0001 busy; ev session.deleted '{"info":{"id":"ses_plain0001"}}'; st ses_plain0001 idle)")
 expect_eq "a deleted session's turn is forgotten" "" "$out"

@@ -20,7 +20,7 @@ else
 fi
 export XDG_DATA_HOME=$HOME/.local/share XDG_STATE_HOME=$HOME/.local/state
 export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
-    OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_DEBUG=wrapup,alerts
+    OPENCODE_DISABLE_LSP_DOWNLOAD=1 OPENCODE_DISABLE_SHARE=1 THATCH_DEBUG=wrapup,alerts,chat
 unset OPENCODE_EXPERIMENTAL_BACKGROUND_SUBAGENTS OPENCODE_CONFIG OPENCODE_CONFIG_DIR OPENCODE_DB
 REQ=$TEST_DIR/requests
 LOG=$XDG_CONFIG_HOME/thatch/debug.log
@@ -34,7 +34,7 @@ chmod +x bin/notify-send
 export PATH=$TEST_DIR/bin:$PATH
 
 python3 "$HOSTS/fake-openai.py" "$TEST_DIR/port" "$REQ" & pids+=($!)
-wait_for "the fake model API is up" 10 test -f "$TEST_DIR/port"
+wait_for "the fake model API is up" 180 test -f "$TEST_DIR/port"
 CFG=$XDG_CONFIG_HOME/opencode
 mkdir -p "$CFG" "$XDG_CONFIG_HOME/thatch"
 printf '{"notifications":{"mode":"banner"}}\n' >"$XDG_CONFIG_HOME/thatch/config.json"
@@ -66,13 +66,13 @@ out=$(run --title Hold --command thatch/compact hold)
 expect_contains "the wrap-up turn reaches the model and answers" "$out" "One question needs you first"
 expect_contains "the command's text is thatch's wrap-up" "$(grep -v 'You are a title generator' "$REQ" | tail -n 1)" \
     "end your reply with the"
-wait_for "the idle resolved the wrap-up" 30 sh -c "[ \"\$(grep -c 'wrapup:resolve.*no token' '$LOG')\" -ge 1 ]"
+wait_for "the idle resolved the wrap-up" 180 sh -c "[ \"\$(grep -c 'wrapup:resolve.*no token' '$LOG')\" -ge 1 ]"
 expect_eq "without the token nothing is compacted" "$before" "$(summaries)"
 
 # --- the token: the session is compacted -------------------------------------
 out=$(run --title Go --command thatch/compact)
 expect_contains "the green-lit reply" "$out" "[thatch:greenlight]"
-wait_for "a green light compacts: a summarization request reaches the model" 60 \
+wait_for "a green light compacts: a summarization request reaches the model" 180 \
     sh -c "[ \"\$(grep -c 'You are a context summarization agent' '$REQ')\" -gt $before ]"
 expect_contains "the core said so" "$(cat "$LOG")" "compact, green light"
 sid=$(grep 'compact, green light' "$LOG" | head -n 1 | sed 's/.*\] \(ses_[^:]*\):.*/\1/')
@@ -86,10 +86,14 @@ expect_eq "and nothing more is compacted" "$after" "$(summaries)"
 # --- exit ----------------------------------------------------------------------
 out=$(run --title Bye --command thatch/exit)
 expect_contains "the exit wrap-up is green-lit" "$out" "[thatch:greenlight]"
-wait_for "a green-lit exit asks the app to close" 30 grep -q 'exit, green light' "$LOG"
-wait_for "the other turns had their done alerts" 30 grep -q 'Go is done' "$TEST_DIR/alerts"
-expect_not_contains "the exit's idle is not a done alert" "$(cat "$TEST_DIR/alerts")" "Bye is done"
+wait_for "a green-lit exit asks the app to close" 180 grep -q 'exit, green light' "$LOG"
 xsid=$(grep 'exit, green light' "$LOG" | head -n 1 | sed 's/.*\] \(ses_[^:]*\):.*/\1/')
+# alerts are labelled by the sessions' chat names (B3)
+chat_name() { sed -n "s/.*\[chat:startup\] $1 registered as \(.*\)\$/\1/p" "$LOG" | head -n 1; }
+gname=$(chat_name "$sid") xname=$(chat_name "$xsid")
+expect_ok "both sessions had chat names" test -n "$gname" -a -n "$xname" -a "$gname" != "$xname"
+wait_for "the other turns had their done alerts" 180 grep -qF -- "-- thatch $gname is done" "$TEST_DIR/alerts"
+expect_not_contains "the exit's idle is not a done alert" "$(cat "$TEST_DIR/alerts")" "$xname is done"
 expect_contains "a session that did not exit stays in the chat directory" "$(thatch chat list --all)" "(${sid:0:12})"
 expect_not_contains "the exiting session left the chat directory first" "$(thatch chat list --all)" "(${xsid:0:12})"
 expect_not_contains "opencode reports no plugin error" "$(cat "$TEST_DIR/serve.err" "$TEST_DIR/run.err")" "[thatch]"

@@ -173,4 +173,7 @@ expect_eq "--store puts every record in that store" "moved
 moved" \
 	"$(THATCH_DB_PATH=$TEST_DIR/moved.db thatch import --store moved a.jsonl >/dev/null 2>&1
 	   sqlite3 moved.db "SELECT DISTINCT store FROM entries; SELECT DISTINCT store FROM behaviors")"
+thatch remember --store single "Only one" "x" </dev/null >/dev/null
+expect_contains "one memory is counted in the singular" \
+	"$(thatch export single -o single.jsonl 2>&1)" ", 1 memory -> "
 finish

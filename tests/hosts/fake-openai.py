@@ -27,6 +27,7 @@ step, or with no script, the answer is plain text:
   "please chat NAME BODY" -> thatch_chat_send to NAME
   "please broadcast BODY" -> thatch_chat_broadcast
   "please leave chat"     -> thatch_chat_unregister
+  "please list chat"      -> thatch_chat_list
   "[thatch] chat: N new messages from NAME…" (a chat wake prompt)
                           -> thatch_chat_read, then, when what it read says
                              "bounce", thatch_chat_send "bounce" back to
@@ -81,6 +82,8 @@ def scripts(text):
         return [("thatch_chat_broadcast", {"body": m.group(1)})]
     if "please leave chat" in text:
         return [("thatch_chat_unregister", {})]
+    if "please list chat" in text:
+        return [("thatch_chat_list", {})]
     m = re.match(r"\[thatch\] chat: \d+ new messages? from ([^, ]+)", text)
     if m:
         return [("thatch_chat_read", {}),

@@ -143,6 +143,120 @@ verbs_counts_and_statements(void)
 		    rows[i].evidence, rows[i].line);
 }
 
+/*
+ * Statements written every way agents write them, at both levels: what
+ * follows "When <situation>: " for each engine (engine_text.c
+ * invariant 6).
+ */
+static void
+statements_read_as_verb_phrases(void)
+{
+	static const struct {
+		const char	*statement;
+		const char	*pred0, *pred1, *beh0, *beh1;
+	} rows[] = {
+		{ "Run the linter",
+		  "the user may prefer to run the linter",
+		  "the user tends to run the linter",
+		  "consider whether to run the linter",
+		  "do run the linter" },
+		{ "Never force-push to main",
+		  "the user may prefer to never force-push to main",
+		  "the user tends to never force-push to main",
+		  "consider whether to never force-push to main",
+		  "never force-push to main" },
+		{ "Always run the linter",
+		  "the user may prefer to always run the linter",
+		  "the user tends to always run the linter",
+		  "consider whether to always run the linter",
+		  "always run the linter" },
+		{ "Don't push to main",
+		  "the user may prefer not to push to main",
+		  "the user tends not to push to main",
+		  "consider whether not to push to main",
+		  "do not push to main" },
+		{ "do not skip the tests",
+		  "the user may prefer not to skip the tests",
+		  "the user tends not to skip the tests",
+		  "consider whether not to skip the tests",
+		  "do not skip the tests" },
+		{ "I should read the history first",
+		  "the user may prefer to read the history first",
+		  "the user tends to read the history first",
+		  "consider whether to read the history first",
+		  "do read the history first" },
+		{ "You must not skip the tests",
+		  "the user may prefer not to skip the tests",
+		  "the user tends not to skip the tests",
+		  "consider whether not to skip the tests",
+		  "do not skip the tests" },
+		{ "Please squash the fixups",
+		  "the user may prefer to squash the fixups",
+		  "the user tends to squash the fixups",
+		  "consider whether to squash the fixups",
+		  "do squash the fixups" },
+		{ "The user prefers tabs over spaces",
+		  "the user may prefer tabs over spaces",
+		  "the user tends to prefer tabs over spaces",
+		  "consider whether to prefer tabs over spaces",
+		  "do prefer tabs over spaces" },
+		{ "Prefers small PRs",
+		  "the user may prefer small PRs",
+		  "the user tends to prefer small PRs",
+		  "consider whether to prefer small PRs",
+		  "do prefer small PRs" },
+		{ "Uses pnpm, not npm",
+		  "the user may prefer to use pnpm, not npm",
+		  "the user tends to use pnpm, not npm",
+		  "consider whether to use pnpm, not npm",
+		  "do use pnpm, not npm" },
+		{ "The user pushes small commits",
+		  "the user may prefer to push small commits",
+		  "the user tends to push small commits",
+		  "consider whether to push small commits",
+		  "do push small commits" },
+		{ "the user tries the fix by hand",
+		  "the user may prefer to try the fix by hand",
+		  "the user tends to try the fix by hand",
+		  "consider whether to try the fix by hand",
+		  "do try the fix by hand" },
+		{ "user is picky about names",
+		  "the user may prefer to be picky about names",
+		  "the user tends to be picky about names",
+		  "consider whether to be picky about names",
+		  "do be picky about names" },
+		{ "User does not like emoji in commits",
+		  "the user may prefer not to like emoji in commits",
+		  "the user tends not to like emoji in commits",
+		  "consider whether not to like emoji in commits",
+		  "do not like emoji in commits" },
+		{ "They focus on the tests",
+		  "the user may prefer to focus on the tests",
+		  "the user tends to focus on the tests",
+		  "consider whether to focus on the tests",
+		  "do focus on the tests" },
+	};
+	struct sbuf	want = SBUF_INIT;
+	const char	*w[4];
+	size_t		i, k;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		w[0] = rows[i].pred0;
+		w[1] = rows[i].pred1;
+		w[2] = rows[i].beh0;
+		w[3] = rows[i].beh1;
+		for (k = 0; k < 4; k++) {
+			sbuf_init(&want);
+			sbuf_addf(&want, "[0.50 conf, %d test%s] When writing "
+			    "code: %s", (int)(k % 2), k % 2 ? "" : "s", w[k]);
+			CHECK_LINE(k < 2 ? &predict_engine : &behavior_engine,
+			    "writing code", rows[i].statement, 0.5,
+			    (long)(k % 2), want.buf);
+			sbuf_release(&want);
+		}
+	}
+}
+
 /* The whole block: header, dashes, one line per hit, no newline at end. */
 static void
 blocks_render_exactly(void)
@@ -215,6 +329,7 @@ defaults_read_as_sentences(void)
 CHECK_MAIN(
 	TEST(situations_read_as_one_clause),
 	TEST(verbs_counts_and_statements),
+	TEST(statements_read_as_verb_phrases),
 	TEST(blocks_render_exactly),
 	TEST(defaults_read_as_sentences)
 )

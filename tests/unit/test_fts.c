@@ -66,21 +66,37 @@ search(struct store *st, const char *text, const float *v,
 static void
 query_tokens_split_names_from_words(void)
 {
-	struct sbuf	id = SBUF_INIT, w = SBUF_INIT;
+	struct fts_terms	t = { SBUF_INIT, SBUF_INIT, SBUF_INIT, SBUF_INIT };
 
 	store_fts_match("Why does `ERR_SSL_PROTOCOL_ERROR` hit src/core/"
-	    "store.c, useEffect or ENOENT? the \"db\" x.y", &id, &w);
-	CHECK_STR(id.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR \"src/core/store.c\""
-	    " OR \"useEffect\" OR \"ENOENT\" OR \"x.y\"");
-	CHECK_STR(w.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR "
-	    "\"hit\" OR \"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\""
-	    " OR \"x.y\"");
-	sbuf_release(&id);
-	sbuf_release(&w);
-	store_fts_match("say \"abc\"\"def\" hi", &id, &w);
-	CHECK_STR(w.buf, "\"say\" OR \"abc\" OR \"def\"");	/* no quote leaks */
-	sbuf_release(&id);
-	sbuf_release(&w);
+	    "store.c, useEffect or ENOENT? the \"db\" x.y THATCH_DB_PATH", &t);
+	CHECK_STR(t.idents.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR "
+	    "\"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\" OR \"x.y\""
+	    " OR \"THATCH_DB_PATH\"");
+	CHECK_STR(t.words.buf, "\"ERR_SSL_PROTOCOL_ERROR\" OR \"hit\" OR "
+	    "\"src/core/store.c\" OR \"useEffect\" OR \"ENOENT\" OR "
+	    "\"x.y\" OR \"THATCH_DB_PATH\"");
+	/* a name's snake_case and camelCase parts, all of them, as one
+	 * group (THATCH_DB_PATH has one too short for trigrams: none) */
+	CHECK_STR(t.parts.buf, "(\"ERR\" AND \"SSL\" AND \"PROTOCOL\" AND "
+	    "\"ERROR\") OR (\"use\" AND \"Effect\")");
+	CHECK(t.shorts.buf == NULL);
+	store_fts_terms_release(&t);
+	store_fts_match("say \"abc\"\"def\" hi", &t);
+	CHECK_STR(t.words.buf, "\"say\" OR \"abc\" OR \"def\"");	/* no quote leaks */
+	store_fts_terms_release(&t);
+	/* typographic quotes are punctuation; '#' before a digit is kept */
+	store_fts_match("“useEffect” fixed in #88, HTTPServer", &t);
+	CHECK_STR(t.idents.buf, "\"useEffect\" OR \"#88\" OR \"HTTPServer\"");
+	store_fts_terms_release(&t);
+	/* unspaced scripts: cut where the script changes, particles left
+	 * out, two characters for the scan, a Chinese phrase's trigrams */
+	store_fts_match("キャッシュを削除する、如何迁移数据库", &t);
+	CHECK_STR(t.words.buf, "\"キャッシュ\" OR \"如何迁移数据库\" OR "
+	    "\"如何迁\" OR \"何迁移\" OR \"迁移数\" OR \"移数据\" OR "
+	    "\"数据库\"");
+	CHECK_STR(t.shorts.buf, "削除");
+	store_fts_terms_release(&t);
 }
 
 static void
@@ -111,12 +127,37 @@ lexical_finds_code(void)
 	    "zh*,");
 	CHECK_STR(search(st, "nothing-like-it", v, STORE_LEXICAL, NULL, false,
 	    buf), "");
+	put(st, "p", "ja", "ビルド前にキャッシュを削除する", v, NULL, -1);
+	put(st, "p", "ko", "배포 전에 캐시를 지우세요", v, NULL, -1);
+	put(st, "p", "snake", "parse_http_header is slow", v, NULL, -1);
+	put(st, "p", "ticket", "tracked in #88 and JIRA-4521", v, NULL, -1);
+	/* two-character words of unspaced scripts, by the scan */
+	CHECK_STR(search(st, "削除", v, STORE_LEXICAL, NULL, false, buf),
+	    "ja*,");
+	CHECK_STR(search(st, "배포", v, STORE_LEXICAL, NULL, false, buf),
+	    "ko*,");
+	put(st, "p", "quoted", "按 \"部署\" 键", v, NULL, -1);
+	CHECK_STR(search(st, "部署", v, STORE_LEXICAL, NULL, false, buf),
+	    "quoted*,");	/* the trigram 部署" quoted for FTS5 */
+	/* a question in Japanese, a Chinese phrase around a stored word */
+	CHECK_STR(search(st, "キャッシュの削除方法は？", v, STORE_LEXICAL,
+	    NULL, false, buf), "ja*,");
+	CHECK_STR(search(st, "如何迁移数据库", v, STORE_LEXICAL, NULL, false,
+	    buf), "zh*,");
+	/* a name finds the same name in the other case convention */
+	CHECK_STR(search(st, "parseHttpHeader", v, STORE_LEXICAL, NULL, false,
+	    buf), "snake*,");
+	CHECK_STR(search(st, "#88", v, STORE_LEXICAL, NULL, false, buf),
+	    "ticket*,");
+	CHECK_STR(search(st, "“useEffect”", v, STORE_LEXICAL, NULL, false,
+	    buf), "hook*,");
 	store_close(st);
 }
 
 /* The one memory naming the query's identifier outranks every memory
- * only the embedding found, however close those are; scores stay the
- * cosine. */
+ * only the embedding found, however close and however many those are
+ * (more than the fusion reads of the cosine ranking before it estimates
+ * the rest); scores stay the cosine. */
 static void
 fusion_puts_the_exact_name_first(void)
 {
@@ -133,15 +174,15 @@ fusion_puts_the_exact_name_first(void)
 	struct err		 err = { "" };
 	int			 i;
 
-	for (i = 0; i < 30; i++) {
-		snprintf(name, sizeof(name), "n%02d", i);
+	for (i = 0; i < 150; i++) {
+		snprintf(name, sizeof(name), "n%03d", i);
 		put(st, "p", name, "close in meaning", near, NULL, -1);
 	}
 	put(st, "p", "env", "set THATCH_DB_PATH to move it", far, NULL, -1);
 	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_VECTOR, NULL,
-	    false, buf), "n00,n01,n02,");
+	    false, buf), "n000,n001,n002,");
 	CHECK_STR(search(st, "fix THATCH_DB_PATH", q, STORE_HYBRID, NULL,
-	    false, buf), "env*,n00,n01,");
+	    false, buf), "env*,n000,n001,");
 	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
 	CHECK_INT(hits.n, 3);
 	CHECK(fabs(hits.v[0].score + 1) < 1e-9);
@@ -150,7 +191,7 @@ fusion_puts_the_exact_name_first(void)
 	/* without text, store_search is the §5.2 search it always was */
 	sq.text = NULL;
 	CHECK_INT(store_search(st, &sq, &hits, &err), 0);
-	CHECK_STR(hits.v[0].e.slug, "n00");
+	CHECK_STR(hits.v[0].e.slug, "n000");
 	store_hits_release(&hits);
 	store_close(st);
 }

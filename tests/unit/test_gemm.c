@@ -5,12 +5,15 @@
  * two, AVX2 and AVX-512 kernels (each where the CPU has it), with a
  * bias or (attention's products) without, X in panels or read
  * transposed in place; stacked
- * sources pack as one matrix; and a packed copy that no longer matches
- * its weights is noticed.
+ * sources pack as one matrix; a packed copy that no longer matches
+ * its weights is noticed; and a pool whose worker holds every job up
+ * cuts its threads, each item still done exactly once.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "embed/gemm.h"
@@ -80,7 +83,7 @@ check_product(enum gemm_isa isa, int threads, int n, int out, int k)
 	parts[0] = w;
 	m = packed(g, 1, parts, &out, 1, k);
 	if (threads > 0) {
-		gemm_np(g, threads, x, k, n, &m, bias, y, ldy);
+		gemm_np(g, threads, x, k, n, &m, bias, NULL, y, ldy);
 	} else if (threads < 0) {
 		xt = xreallocarray(NULL, (size_t)k * ldxt, sizeof(*xt));
 		for (j = 0; j < k; j++)
@@ -190,8 +193,50 @@ test_a_packed_copy_of_other_weights_is_noticed(void)
 	gemm_free(g);
 }
 
+/* A job's items: each counts its runs; the slow thread's take a
+ * millisecond, as if the system kept taking that thread off its core. */
+#define SLOW_ITEMS	8
+static atomic_int	slow_runs[SLOW_ITEMS];
+static int		slow_thread;
+
+static void
+slow_worker_item(void *arg, int i, int t)
+{
+	struct timespec	ms = { 0, 1000000 };
+
+	(void)arg;
+	if (t == slow_thread)
+		nanosleep(&ms, NULL);
+	atomic_fetch_add(&slow_runs[i], 1);
+}
+
+static void
+test_a_worker_that_holds_jobs_up_cuts_the_threads(void)
+{
+	static const int	pools[][2] = { { 2, 1 }, { 4, 3 } };
+	struct gemm		*g;
+	size_t			 c;
+	int			 i, jobs = 64;
+
+	for (c = 0; c < sizeof(pools) / sizeof(pools[0]); c++) {
+		if ((g = gemm_new(pools[c][0], GEMM_AVX512)) == NULL)
+			return;
+		slow_thread = pools[c][1];
+		for (i = 0; i < SLOW_ITEMS; i++)
+			atomic_store(&slow_runs[i], 0);
+		for (i = 0; i < jobs; i++)
+			gemm_run(g, pools[c][0], SLOW_ITEMS,
+			    slow_worker_item, NULL);
+		for (i = 0; i < SLOW_ITEMS; i++)
+			CHECK_INT(atomic_load(&slow_runs[i]), jobs);
+		CHECK(gemm_spells(g) >= 1);
+		gemm_free(g);
+	}
+}
+
 CHECK_MAIN(
 	TEST(test_products_match_plain_loops_at_every_edge),
 	TEST(test_stacked_sources_pack_as_one_matrix),
-	TEST(test_a_packed_copy_of_other_weights_is_noticed)
+	TEST(test_a_packed_copy_of_other_weights_is_noticed),
+	TEST(test_a_worker_that_holds_jobs_up_cuts_the_threads)
 )

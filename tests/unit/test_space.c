@@ -2,7 +2,8 @@
  * test_space.c — embedding spaces (store_space.c): which rows count as
  * another space, re-embedding them batch by batch with a stand-in
  * embedder, a row another writer changed meanwhile, a failing embedder,
- * and a connection whose matcher cache sees vectors rewritten by another.
+ * a connection whose matcher cache sees vectors rewritten by another,
+ * and embedding only the rows with no vector at all (what a sync brings).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ static struct store_reembed
 run_of(struct fake *f, const char *store, bool all)
 {
 	struct store_reembed	r = {
-		.store = store, .space = { 3, "new" }, .all = all,
+		.store = store, .space = { 3, "new" }, .rows = all ? STORE_ROWS_ALL : STORE_ROWS_OTHER,
 		.batch = 2, .embed = fake_embed, .arg = f,
 		.now = "2025-06-01T00:00:00.000Z",
 	};
@@ -147,7 +148,7 @@ reembed_rewrites_them_and_then_nothing(void)
 	store_entry_release(&e);
 	CHECK_INT(store_reembed(st, &r, &done, &err), 0);
 	CHECK_INT(done, 0);
-	r.all = true;
+	r.rows = STORE_ROWS_ALL;
 	CHECK_INT(store_reembed(st, &r, &done, &err), 0);
 	CHECK_INT(done, 6);		/* every row of p */
 	store_close(st);
@@ -224,11 +225,39 @@ teardown(void)
 	tmpdb_cleanup();
 }
 
+static void
+missing_rows_alone_get_vectors(void)
+{
+	struct store		*st = fill("missing");
+	struct fake		 f = { 0, 0, NULL };
+	struct store_reembed	 r = run_of(&f, "p", false);
+	struct store_entry	 e;
+	struct err		 err = { "" };
+	long long		 n, done;
+	bool			 found;
+
+	CHECK_INT(store_count_missing(st, "p", &n, &err), 0);
+	CHECK_INT(n, 1);		/* m4 alone: m1 and m3 have vectors */
+	r.rows = STORE_ROWS_MISSING;
+	CHECK_INT(store_reembed(st, &r, &done, &err), 0);
+	CHECK_INT(done, 1);
+	CHECK_INT(store_get(st, "p", "m4", &e, &found, &err), 0);
+	CHECK_STR(e.model, "new");
+	store_entry_release(&e);
+	CHECK_INT(store_get(st, "p", "m1", &e, &found, &err), 0);
+	CHECK_STR(e.model, "old");	/* another space, left to reembed */
+	store_entry_release(&e);
+	CHECK_INT(store_count_missing(st, "p", &n, &err), 0);
+	CHECK_INT(n, 0);
+	store_close(st);
+}
+
 CHECK_MAIN(
 	TEST(counts_name_the_rows_of_other_spaces),
 	TEST(reembed_rewrites_them_and_then_nothing),
 	TEST(a_row_rewritten_meanwhile_keeps_its_writer),
 	TEST(a_failing_embedder_stops_with_whole_batches_written),
+	TEST(missing_rows_alone_get_vectors),
 	TEST(another_connections_matcher_cache_follows),
 	TEST(teardown)
 )

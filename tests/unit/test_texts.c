@@ -2,11 +2,13 @@
  * test_texts.c — every text the agent reads names only what it has: the
  * skills, the instruction block, the nudges, the default behaviors and
  * the actions mention tools and arguments of the tool table and skills
- * thatch ships, and the dedup classifier's verdicts are exactly
- * dedup_mark_checked's.
+ * thatch ships, the dedup classifier's verdicts are exactly
+ * dedup_mark_checked's, and every confidence scale a text gives is
+ * memory_remember's.
  */
 #include "check.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +184,120 @@ classifier_verdicts_are_the_tools(void)
 	CHECK(strstr(skill, "Record every classified pair") != NULL);
 }
 
+/* Whether the n bytes at s say "to", "-" or "\u2013" (a range). */
+static bool
+joins_a_range(const char *s, size_t n)
+{
+	char	buf[64];
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return strstr(buf, "to") != NULL || strchr(buf, '-') != NULL ||
+	    strstr(buf, "\xe2\x80\x93") != NULL;
+}
+
+/*
+ * Each "confidence ... <lo> ... to <hi>" of text (within its sentence) is
+ * the schema's range: one scale everywhere (issue 15; the block and the
+ * fact extractor once said 1-5 to a tool that takes 1-10).
+ */
+static void
+scale_is_schemas(const char *what, const char *text, int lo, int hi)
+{
+	const char	*p, *end, *d;
+	long		 a, b;
+	char		*e;
+
+	for (p = text; (p = strstr(p, "confidence")) != NULL; p++) {
+		end = p + strcspn(p, ".;");
+		for (d = p; d < end && !isdigit((unsigned char)*d); d++)
+			;
+		if (d == end)
+			continue;
+		a = strtol(d, &e, 10);
+		for (d = e; d < end && !isdigit((unsigned char)*d); d++)
+			;
+		if (d == end || !joins_a_range(e, (size_t)(d - e)))
+			continue;
+		b = strtol(d, NULL, 10);
+		if (a != lo || b != hi)
+			CHECK_FAIL("%s gives confidence from %ld to %ld, the "
+			    "schema %d to %d", what, a, b, lo, hi);
+	}
+}
+
+static void
+one_confidence_scale(void)
+{
+	const struct tool	*t = tool_find("memory_remember");
+	const struct tool_arg	*a;
+	const char		*names[] = { "memory_remember", NULL };
+	struct sbuf		 sb = SBUF_INIT;
+	size_t			 i;
+	int			 lo, hi;
+
+	for (a = t->args; a->name != NULL && strcmp(a->name, "confidence");
+	    a++)
+		;
+	CHECK(a->name != NULL);
+	lo = (int)a->min;
+	hi = (int)a->max;
+	scale_is_schemas("the confidence argument", a->description, lo, hi);
+	for (i = 0; i < text_nskills; i++)
+		scale_is_schemas(text_skills[i].name, text_skills[i].content,
+		    lo, hi);
+	sbuf_init(&sb);
+	text_block_render(&sb, &(struct text_block_host){
+	    TEXT_BLOCK_START_CLAUDE, "Claude Code", "CLAUDE.md", "" }, names);
+	text_opencode_system(&sb, "o/r", names);
+	text_opencode_extract(&sb, "s1", 3);
+	for (i = 0; i < text_nactions; i++) {
+		text_expand(&sb, text_actions[i].summary, "");
+		text_expand(&sb, text_actions[i].body, "");
+	}
+	scale_is_schemas("the block, prompts and actions", sb.buf, lo, hi);
+	CHECK(strstr(sb.buf, "from 1\n(a guess) to 10") != NULL);
+	sbuf_release(&sb);
+}
+
+/*
+ * Every text that has the agent merge near-duplicates records the
+ * verdicts first, as dedup_mark_checked requires (it refuses a label that
+ * names no memory): its first `dedup_mark_checked` comes before its first
+ * `memory_forget`. The defrag and hygiene actions once recorded only the
+ * pairs left after merging, against the classifier skill.
+ */
+static void
+verdicts_are_recorded_before_merging(void)
+{
+	struct sbuf	 sb = SBUF_INIT;
+	const char	*mark, *forget;
+	size_t		 i, checked = 0;
+
+	for (i = 0; i < text_nactions + text_nskills; i++) {
+		sbuf_init(&sb);
+		if (i < text_nactions) {
+			text_expand(&sb, text_actions[i].summary, "");
+			text_expand(&sb, text_actions[i].body, "");
+		} else
+			sbuf_adds(&sb, text_skills[i - text_nactions].content);
+		mark = strstr(sb.buf, "`dedup_mark_checked`");
+		forget = strstr(sb.buf, "`memory_forget`");
+		if (mark != NULL && forget != NULL) {
+			checked++;
+			if (mark > forget)
+				CHECK_FAIL("%s has memories forgotten before "
+				    "the verdicts are recorded", i <
+				    text_nactions ? text_actions[i].name :
+				    text_skills[i - text_nactions].name);
+		}
+		sbuf_release(&sb);
+	}
+	CHECK(checked >= 3);	/* defrag, hygiene, the classifier */
+}
+
 /* Level B counts what waits and claims no new calls (issue 15). */
 static void
 insistent_nudge_claims_nothing_new(void)
@@ -206,5 +322,7 @@ CHECK_MAIN(
 	TEST(insistent_nudge_claims_nothing_new),
 	TEST(skills_name_what_exists),
 	TEST(block_nudges_and_defaults_name_what_exists),
-	TEST(classifier_verdicts_are_the_tools)
+	TEST(classifier_verdicts_are_the_tools),
+	TEST(one_confidence_scale),
+	TEST(verdicts_are_recorded_before_merging)
 )

@@ -1,0 +1,135 @@
+/*
+ * fuzz_query.c — recall's query tokenizer (store_fts_match in
+ * src/core/store_fts.c), which reads whatever an agent asks or a user
+ * types in a prompt, and the lexical and hybrid search it drives (the
+ * vocabulary lookup of two-character words included), on a private
+ * database of a few memories in several scripts. An input is the query,
+ * cut at its first NUL byte.
+ *
+ * Properties: every MATCH expression the tokenizer makes is one FTS5
+ * accepts; each short word is two characters with no line break; no
+ * query makes a search fail; every hit is a row of the searched store.
+ */
+#include <stdbool.h>
+
+#include "fuzz.h"
+
+#include "core/store.h"
+#include "core/store_int.h"
+#include "util/err.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+static struct store	*st;
+static sqlite3_stmt	*probe;
+
+static const char *const contents[] = {
+	"ERR_SSL_PROTOCOL_ERROR behind the proxy; see src/core/store.c",
+	"React useEffect loops without deps; parse_http_header is slow",
+	"ビルド前にキャッシュを削除する。数据库迁移需要备份",
+	"배포 전에 캐시를 지우세요. Сборка требует очистки кэша \"部署\"",
+};
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct store_write	 w = { .store = "f", .dim = 2, .archived = -1,
+				    .overwrite = true,
+				    .now = "2025-01-01T00:00:00.000Z" };
+	enum store_write_result	 res;
+	struct err		 err;
+	float			 v[2] = { 1, 0 };
+	char			 slug[16];
+	size_t			 i;
+
+	(void)argc;
+	(void)argv;
+	fuzz_env();
+	if (store_open(getenv("THATCH_DB_PATH"), &st, &err) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		abort();
+	}
+	w.vec = v;
+	for (i = 0; i < sizeof(contents) / sizeof(contents[0]); i++) {
+		snprintf(slug, sizeof(slug), "m%zu", i);
+		w.slug = w.label = slug;
+		w.content = contents[i];
+		v[1] = (float)i;
+		if (store_remember(st, &w, &res, &err) != 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			abort();
+		}
+	}
+	if (sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM entries_fts"
+	    " WHERE entries_fts MATCH ?", -1, &probe, NULL) != SQLITE_OK)
+		abort();
+	return 0;
+}
+
+/* FTS5 takes expression m: a row, not a syntax error. */
+static void
+check_expr(const struct sbuf *m)
+{
+	if (m->len == 0)
+		return;
+	sqlite3_reset(probe);
+	sqlite3_bind_text(probe, 1, m->buf, (int)m->len, SQLITE_STATIC);
+	if (sqlite3_step(probe) != SQLITE_ROW) {
+		fprintf(stderr, "FTS5 refused %s: %s\n", m->buf,
+		    sqlite3_errmsg(store_db(st)));
+		FUZZ_ASSERT(!"an expression FTS5 accepts");
+	}
+}
+
+static void
+check_shorts(const struct sbuf *s)
+{
+	const char	*w, *nl;
+	size_t		 i, chars;
+
+	for (w = s->buf; w != NULL && s->len > 0; w = nl == NULL ? NULL :
+	    nl + 1) {
+		nl = strchr(w, '\n');
+		for (i = 0, chars = 0; w[i] != '\0' && w + i != nl; i++)
+			chars += ((unsigned char)w[i] & 0xc0) != 0x80;
+		FUZZ_ASSERT(chars == 2);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const enum store_mode	 modes[] = { STORE_HYBRID,
+					    STORE_LEXICAL };
+	const char			*stores[] = { "f" };
+	char				*text = xstrndup((const char *)data,
+					    size);
+	struct fts_terms		 t = { SBUF_INIT, SBUF_INIT, SBUF_INIT,
+					    SBUF_INIT };
+	float				 q[2] = { 1, 1 };
+	struct store_query		 sq = { .stores = stores, .nstores = 1,
+					    .vec = q, .dim = 2, .limit = 5,
+					    .min_score = -2, .text = text };
+	struct store_hits		 hits;
+	struct err			 err;
+	size_t				 i, k;
+
+	store_fts_match(text, &t);
+	check_expr(&t.idents);
+	check_expr(&t.parts);
+	check_expr(&t.words);
+	check_shorts(&t.shorts);
+	store_fts_terms_release(&t);
+	for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+		sq.mode = modes[k];
+		if (store_search(st, &sq, &hits, &err) != 0) {
+			fprintf(stderr, "search failed: %s\n", err.msg);
+			FUZZ_ASSERT(!"no query makes a search fail");
+		}
+		for (i = 0; i < hits.n; i++)
+			FUZZ_ASSERT(strcmp(hits.v[i].e.store, "f") == 0);
+		store_hits_release(&hits);
+	}
+	free(text);
+	return 0;
+}
