@@ -227,6 +227,7 @@ concurrent_appenders_lose_nothing(void)
 				snprintf(name, sizeof(name), "k%d-%d", k, i);
 				append_one(dir, "s", "Bash", name, QUEUE_KEEP);
 			}
+			free(dir);	/* what the child inherited (valgrind) */
 			_exit(check_test_failed);
 		}
 	}
@@ -568,9 +569,13 @@ a_failed_write_leaves_the_queue_as_it_was(void)
 		signal(SIGXFSZ, SIG_IGN);
 		rl.rlim_cur = rl.rlim_max = (rlim_t)st.st_size + 16;
 		setrlimit(RLIMIT_FSIZE, &rl);
-		_exit(queue_append(dir, "s", &(struct queue_call){ "Bash",
+		status = queue_append(dir, "s", &(struct queue_call){ "Bash",
 		    NULL, NULL, QUEUE_KEEP }, 1, &err) == -1 &&
-		    strstr(err.msg, "cannot write") != NULL ? 0 : 1);
+		    strstr(err.msg, "cannot write") != NULL ? 0 : 1;
+		free(path);	/* what the child inherited (valgrind) */
+		sbuf_release(&before);
+		free(dir);
+		_exit(status);
 	}
 	CHECK(waitpid(kid, &status, 0) == kid && WIFEXITED(status) &&
 	    WEXITSTATUS(status) == 0);
