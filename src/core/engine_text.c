@@ -42,6 +42,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/ascii.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 
@@ -69,18 +70,6 @@ is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
 	    c == '\v';
-}
-
-static bool
-is_upper(char c)
-{
-	return c >= 'A' && c <= 'Z';
-}
-
-static bool
-is_lower(char c)
-{
-	return c >= 'a' && c <= 'z';
 }
 
 static bool
@@ -142,7 +131,8 @@ first_sentence(const char *s)
 		if (s[i] == '"')
 			quoted = !quoted;
 		if (quoted || (s[i] != '.' && s[i] != '!' && s[i] != '?') ||
-		    s[i + 1] != ' ' || (!is_upper(s[i + 2]) && s[i + 2] != '"'))
+		    s[i + 1] != ' ' ||
+		    (!ascii_is_upper(s[i + 2]) && s[i + 2] != '"'))
 			continue;
 		if (s[i] != '.' || !abbrev_before(s, i))
 			return i + 1;
@@ -160,11 +150,11 @@ lowerable(const char *w, size_t n, bool situation)
 {
 	size_t	i;
 
-	if (n == 0 || !is_upper(w[0]) || (w[0] == 'I' && (n == 1 ||
+	if (n == 0 || !ascii_is_upper(w[0]) || (w[0] == 'I' && (n == 1 ||
 	    w[1] == '\'')))
 		return false;
 	for (i = 1; i < n; i++)
-		if (!is_lower(w[i]) && w[i] != '\'' && w[i] != '-')
+		if (!ascii_is_lower(w[i]) && w[i] != '\'' && w[i] != '-')
 			return false;
 	if (!situation)
 		return true;
@@ -210,7 +200,7 @@ add_situation(struct sbuf *out, const char *text)
 		s += w;
 		s += strspn(s, " ,:");
 	} else if (in_list(conjunctions, s, w)) {
-		sbuf_addc(out, is_lower(s[0]) ? (char)(s[0] - 'a' + 'A') :
+		sbuf_addc(out, ascii_is_lower(s[0]) ? (char)(s[0] - 'a' + 'A') :
 		    s[0]);
 		sbuf_adds(out, s + 1);
 		sbuf_release(&t);
@@ -342,7 +332,7 @@ bare_phrase(const char *s, struct sbuf *vp, bool *negated)
 		s = p;
 	else if ((p = skip_phrase(s, third_persons)) != NULL) {
 		s = p;
-		third = is_lower(*s) && skip_phrase(s, modals) == NULL &&
+		third = ascii_is_lower(*s) && skip_phrase(s, modals) == NULL &&
 		    skip_phrase(s, negations) == NULL;
 	} else if ((p = skip_phrase(s, plural_persons)) != NULL)
 		s = p;

@@ -46,6 +46,7 @@
 #include <strings.h>
 
 #include "core/store_int.h"
+#include "util/ascii.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"
@@ -196,18 +197,6 @@ utf8_chars(const char *s, size_t n)
 	return k;
 }
 
-static bool
-is_upper(char c)
-{
-	return c >= 'A' && c <= 'Z';
-}
-
-static bool
-is_lower(char c)
-{
-	return c >= 'a' && c <= 'z';
-}
-
 /*
  * A name rather than a word: it holds a joiner, a digit beside letters,
  * or mixed case past its first letter (useEffect, HTTPServer), or is an
@@ -222,14 +211,16 @@ is_ident(const char *s, size_t n)
 
 	for (i = 0; i < n; i++) {
 		unsigned char	c = (unsigned char)s[i];
+		bool		up = ascii_is_upper((char)c);
+		bool		low = ascii_is_lower((char)c);
 
 		if (joiner(c))
 			return true;
-		inner_upper = inner_upper || (i > 0 && is_upper((char)c));
-		lower = lower || is_lower((char)c);
-		upper = upper && !is_lower((char)c) && c < 0x80;
+		inner_upper = inner_upper || (i > 0 && up);
+		lower = lower || low;
+		upper = upper && !low && c < 0x80;
 		digit = digit || (c >= '0' && c <= '9');
-		alpha = alpha || is_upper((char)c) || is_lower((char)c);
+		alpha = alpha || up || low;
 	}
 	return (digit && alpha) || (inner_upper && lower) ||
 	    (upper && alpha && n >= 4);
@@ -283,9 +274,10 @@ name_parts(const char *s, size_t n, struct sbuf *parts)
 	size_t		i, from = 0, k = 0;
 
 	for (i = 1; i <= n; i++) {
-		bool	cut = i == n || s[i] == '_' || (is_upper(s[i]) &&
-			    (is_lower(s[i - 1]) || (is_upper(s[i - 1]) &&
-			    i + 1 < n && is_lower(s[i + 1]))));
+		bool	cut = i == n || s[i] == '_' ||
+			    (ascii_is_upper(s[i]) && (ascii_is_lower(s[i - 1]) ||
+			    (ascii_is_upper(s[i - 1]) && i + 1 < n &&
+			    ascii_is_lower(s[i + 1]))));
 
 		if (!cut)
 			continue;
