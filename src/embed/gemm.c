@@ -596,8 +596,9 @@ gemm_run(struct gemm *g, int threads, int items, gemm_item_fn *fn,
 		pool_start(g);
 	if (threads > g->max)
 		threads = g->max;
-	start = now_ns();
-	threads = pace_threads(g, threads, start);
+	start = threads > 1 ? now_ns() : 0;	/* a lone job is not paced */
+	if (threads > 1)
+		threads = pace_threads(g, threads, start);
 	g->job.fn = fn;
 	g->job.arg = arg;
 	runs_set(&g->job, items, threads > 1 ? threads : 1);
