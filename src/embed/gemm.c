@@ -556,9 +556,10 @@ pace_book(struct gemm *g, int threads, int items, int mine,
 	struct pace	*p = &g->pace;
 	double		 per_item = mine > 0 ? (double)mine_ns / mine : 0;
 
+	/* idle since the last job ended, waits for its workers included */
 	if (now - spent - p->last_wide > PACE_IDLE_NS)
 		p->waking = PACE_WAKE_JOBS;
-	p->last_wide = now;
+	p->last_wide = now + wait_ns;
 	if (p->waking > 0) {
 		p->waking--;
 		return;
