@@ -64,7 +64,7 @@ LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell pkg-config --libs $(LINKED)) \
 
 # Every .c under a layer folder is part of the library (main.c, directly
 # under src/, is the program's entry); a new file needs no line here.
-LIB_SRC  = $(sort $(wildcard src/*/*.c))
+LIB_SRC  = $(sort $(wildcard src/*/*.c src/*/*/*.c))
 LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)

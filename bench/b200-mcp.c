@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 
 #define DIM	384

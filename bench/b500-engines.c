@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "core/behavior.h"
-#include "core/engine.h"
-#include "core/predict.h"
-#include "core/store.h"
+#include "core/engine/behavior.h"
+#include "core/engine/engine.h"
+#include "core/engine/predict.h"
+#include "core/store/store.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/sbuf.h"

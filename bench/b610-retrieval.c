@@ -24,7 +24,7 @@
 
 #include "bench.h"
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/path.h"

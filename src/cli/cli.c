@@ -16,7 +16,7 @@
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "tools/tool.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "host/hook.h"
 #include "util/jsonx.h"
 #include "util/log.h"

@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "core/chat.h"
+#include "core/session/chat.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/sbuf.h"

@@ -25,7 +25,7 @@
 
 #include "cli/cli.h"
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/fileio.h"
 #include "util/path.h"
 #include "util/sbuf.h"

@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "core/memdoc.h"
-#include "core/store.h"
-#include "core/xfer.h"
+#include "core/sync/memdoc.h"
+#include "core/store/store.h"
+#include "core/xfer/xfer.h"
 #include "util/fileio.h"
 #include "util/path.h"
 #include "util/sbuf.h"

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "host/hook.h"
 #include "text/nudge.h"
 #include "util/log.h"

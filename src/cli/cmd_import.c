@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/xfer.h"
+#include "core/xfer/xfer.h"
 #include "embed/model.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

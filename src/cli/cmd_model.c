@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/xmalloc.h"

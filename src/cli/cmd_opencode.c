@@ -9,7 +9,7 @@
 #include "cli/cmd.h"
 
 #include "cli/cli.h"
-#include "host/opencode.h"
+#include "host/opencode/opencode.h"
 
 static const char *
 repo_of(void *arg)

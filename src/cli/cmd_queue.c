@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/store.h"
-#include "tools/tools.h"
+#include "core/store/store.h"
+#include "tools/tool_rows.h"
 #include "util/progress.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

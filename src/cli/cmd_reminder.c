@@ -38,7 +38,7 @@
 #include "cli/cli.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "host/hook.h"

@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "core/store.h"
-#include "tools/tools.h"
+#include "core/store/store.h"
+#include "tools/tool_rows.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/sbuf.h"

@@ -27,11 +27,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "host/claude.h"
-#include "host/cursor.h"
-#include "host/opencode_setup.h"
-#include "host/setup.h"
-#include "host/setup_undo.h"
+#include "host/setup/claude.h"
+#include "host/setup/cursor.h"
+#include "host/setup/opencode_setup.h"
+#include "host/setup/setup.h"
+#include "host/setup/setup_undo.h"
 
 /* "  <label>" padded so that every value starts at column 17 (§1.3). */
 static void

@@ -20,7 +20,7 @@
 
 #include "cli/cli.h"
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 

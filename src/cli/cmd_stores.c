@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 

@@ -23,8 +23,8 @@
 
 #include "cli/cli.h"
 #include "core/slug.h"
-#include "core/store.h"
-#include "core/sync.h"
+#include "core/store/store.h"
+#include "core/sync/sync.h"
 #include "embed/model.h"
 #include "util/fileio.h"
 #include "util/path.h"

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 
 struct err;
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/dedup.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

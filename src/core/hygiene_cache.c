@@ -42,7 +42,7 @@
 #include <jansson.h>
 
 #include "core/hygiene.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

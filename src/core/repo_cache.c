@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/behavior.h"
-#include "core/engine.h"
-#include "core/predict.h"
+#include "core/engine/behavior.h"
+#include "core/engine/engine.h"
+#include "core/engine/predict.h"
 #include "host/sideband.h"
 #include "text/nudge.h"
 #include "tools/tool.h"

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "core/queue.h"
+#include "core/session/queue.h"
 
 struct err;
 struct paths;

@@ -73,13 +73,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/behavior.h"
-#include "core/engine.h"
-#include "core/predict.h"
-#include "core/store.h"
+#include "core/engine/behavior.h"
+#include "core/engine/engine.h"
+#include "core/engine/predict.h"
+#include "core/store/store.h"
 #include "host/mcp.h"
 #include "tools/tool.h"
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"

@@ -7,7 +7,7 @@
  *     tool list are the same on every host.
  *  2. Toast texts follow §9.5 to the character, singulars included.
  */
-#include "text/opencode.h"
+#include "text/text_opencode.h"
 
 #include "text/block.h"
 #include "util/sbuf.h"

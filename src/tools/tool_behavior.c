@@ -12,12 +12,12 @@
  *     never before the MCP server answers initialize; when every stamp is
  *     current it costs one SELECT and embeds nothing.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/behavior.h"
+#include "core/engine/behavior.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/log.h"

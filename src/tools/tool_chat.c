@@ -23,14 +23,14 @@
  *     characters. Only a message body is free text, and it reaches its
  *     recipient alone.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#include "core/chat.h"
+#include "core/session/chat.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/sbuf.h"

@@ -10,7 +10,7 @@
  *  2. config_get shows why an invalid file was ignored; config_set does
  *     not (it replaces the file, §4.14).
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,14 +13,14 @@
  *  3. Output literals (Cluster of, [score:], the arrows) are the
  *     original's byte for byte.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/dedup.h"
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/num.h"

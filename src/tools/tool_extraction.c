@@ -8,7 +8,7 @@
  * cannot be read, or deleted on acknowledgement, is a tool error, so the
  * agent is never told "[acknowledged]" about records that stay queued.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include "util/err.h"
 #include "util/sbuf.h"

@@ -11,7 +11,7 @@
  *     worktree skips the orphan signal rather than calling every branch
  *     deleted.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <string.h>
 

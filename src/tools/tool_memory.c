@@ -17,13 +17,13 @@
  *     database locked, the disk full) costs one "[thatch] recall not
  *     recorded" line after them, never the hits.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/num.h"

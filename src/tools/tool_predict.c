@@ -13,12 +13,12 @@
  *     tool_target_store ("unknown" becomes "global", store-and-tools §2.6).
  *  3. "Not found" is a reply, not an error (§A8.1).
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/predict.h"
+#include "core/engine/predict.h"
 #include "util/clock.h"
 #include "util/sbuf.h"
 

@@ -2,7 +2,7 @@
 #ifndef THATCH_TOOLS_TOOLS_H
 #define THATCH_TOOLS_TOOLS_H
 
-#include "core/engine.h"
+#include "core/engine/engine.h"
 #include "tools/tool.h"
 
 /*

@@ -9,11 +9,11 @@
  *  2. Output is capped at SESSION_TOOL_CAP characters with a note saying
  *     how much was left out (B6).
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
 #include <stdlib.h>
 
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/path.h"

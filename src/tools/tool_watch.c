@@ -5,9 +5,9 @@
  * a host that knows which session calls and can wake it (ctx->watch and
  * ctx->session, set by the opencode core); elsewhere they say so.
  */
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 
-#include "core/watch.h"
+#include "core/session/watch.h"
 #include "tools/tool.h"
 #include "util/path.h"
 #include "util/sbuf.h"

@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "core/slug.h"
-#include "core/store.h"
-#include "tools/tools.h"
+#include "core/store/store.h"
+#include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"

@@ -9,7 +9,7 @@
  */
 #include "fuzz.h"
 
-#include "core/behavior.h"
+#include "core/engine/behavior.h"
 #include "util/sbuf.h"
 
 int

@@ -13,8 +13,8 @@
  */
 #include "fuzz.h"
 
-#include "core/chat.h"
-#include "core/chat_names.h"
+#include "core/session/chat.h"
+#include "core/session/chat_names.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 

@@ -14,8 +14,8 @@
 
 #include "fuzz.h"
 
-#include "core/store.h"
-#include "core/xfer.h"
+#include "core/store/store.h"
+#include "core/xfer/xfer.h"
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/path.h"

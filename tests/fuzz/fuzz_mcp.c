@@ -17,8 +17,8 @@
 
 #include "fuzz.h"
 
-#include "core/queue.h"
-#include "core/store.h"
+#include "core/session/queue.h"
+#include "core/store/store.h"
 #include "host/hook.h"
 #include "host/mcp.h"
 #include "tools/tool.h"

@@ -12,8 +12,8 @@
 
 #include "fuzz.h"
 
-#include "core/memdoc.h"
-#include "core/store.h"
+#include "core/sync/memdoc.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 

@@ -14,8 +14,8 @@
 
 #include "fuzz.h"
 
-#include "core/store.h"
-#include "core/store_int.h"
+#include "core/store/store.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

@@ -20,7 +20,7 @@
 
 #include "fuzz.h"
 
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/sbuf.h"

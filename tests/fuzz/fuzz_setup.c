@@ -18,11 +18,11 @@
 
 #include "fuzz.h"
 
-#include "host/claude.h"
-#include "host/cursor.h"
-#include "host/opencode_setup.h"
-#include "host/setup.h"
-#include "host/setup_check.h"
+#include "host/setup/claude.h"
+#include "host/setup/cursor.h"
+#include "host/setup/opencode_setup.h"
+#include "host/setup/setup.h"
+#include "host/setup/setup_check.h"
 #include "text/block.h"
 #include "util/err.h"
 #include "util/fileio.h"

@@ -17,7 +17,7 @@
 
 #include "fuzz.h"
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "host/mcp.h"
 #include "host/sideband.h"
 #include "tools/tool.h"

@@ -11,7 +11,7 @@
 
 #include "fuzz.h"
 
-#include "core/sync_merge.h"
+#include "core/sync/sync_merge.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 

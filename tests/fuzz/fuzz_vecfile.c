@@ -14,7 +14,7 @@
 
 #include <stdlib.h>
 
-#include "core/vecfile.h"
+#include "core/store/vecfile.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

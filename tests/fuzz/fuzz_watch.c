@@ -15,7 +15,7 @@
 
 #include "fuzz.h"
 
-#include "core/watch.h"
+#include "core/session/watch.h"
 #include "util/sbuf.h"
 
 static void

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/engine.h"
-#include "core/store.h"
+#include "core/engine/engine.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 

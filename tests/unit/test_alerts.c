@@ -6,7 +6,7 @@
  */
 #include "check.h"
 
-#include "core/alerts.h"
+#include "core/session/alerts.h"
 #include "util/sbuf.h"
 
 static void

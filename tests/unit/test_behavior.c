@@ -7,7 +7,7 @@
 
 #include "engine_fixture.h"
 
-#include "core/behavior.h"
+#include "core/engine/behavior.h"
 #include "text/behaviors.h"
 #include "util/clock.h"
 

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/chat.h"
-#include "core/chat_names.h"
-#include "core/store.h"
+#include "core/session/chat.h"
+#include "core/session/chat_names.h"
+#include "core/store/store.h"
 #include "tmpdb.h"
 #include "util/err.h"
 #include "util/sbuf.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/dedup.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/xmalloc.h"

@@ -8,7 +8,7 @@
 
 #include "engine_fixture.h"
 
-#include "core/predict.h"
+#include "core/engine/predict.h"
 
 /* Fresh item in store "s" with no matcher; returns its id. */
 static char *

@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-#include "core/behavior.h"
-#include "core/predict.h"
+#include "core/engine/behavior.h"
+#include "core/engine/predict.h"
 #include "text/behaviors.h"
 #include "util/sbuf.h"
 

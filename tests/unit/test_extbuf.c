@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/extbuf.h"
+#include "core/session/extbuf.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/path.h"

@@ -12,8 +12,8 @@
 #include <sqlite3.h>
 
 #include "check.h"
-#include "core/store.h"
-#include "core/store_int.h"
+#include "core/store/store.h"
+#include "core/store/store_int.h"
 #include "tmpdb.h"
 #include "util/err.h"
 #include "util/sbuf.h"

@@ -15,7 +15,7 @@
 
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/sbuf.h"

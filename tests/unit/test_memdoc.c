@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/memdoc.h"
-#include "core/store.h"
+#include "core/sync/memdoc.h"
+#include "core/store/store.h"
 #include "util/b64.h"
 #include "util/err.h"
 #include "util/sbuf.h"

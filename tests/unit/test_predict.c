@@ -7,7 +7,7 @@
 
 #include "engine_fixture.h"
 
-#include "core/predict.h"
+#include "core/engine/predict.h"
 
 #define M	"deciding how to structure error handling"
 #define P	"handle error cases before happy paths"

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/path.h"

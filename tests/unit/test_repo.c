@@ -12,7 +12,7 @@
 
 #include "core/repo.h"
 #include "core/repo_cache.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/xmalloc.h"

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/predict.h"
-#include "core/store.h"
+#include "core/engine/predict.h"
+#include "core/store/store.h"
 #include "tmpdb.h"
 #include "util/err.h"
 

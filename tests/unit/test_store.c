@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
 

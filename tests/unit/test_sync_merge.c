@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/sync_merge.h"
-#include "core/sync_secret.h"
+#include "core/sync/sync_merge.h"
+#include "core/sync/sync_secret.h"
 #include "util/sbuf.h"
 
 static void

@@ -17,7 +17,7 @@
 #include "text/behaviors.h"
 #include "text/block.h"
 #include "text/nudge.h"
-#include "text/opencode.h"
+#include "text/text_opencode.h"
 #include "text/skills.h"
 #include "tools/tool.h"
 #include "util/sbuf.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/jsonx.h"

@@ -20,7 +20,7 @@
 
 #include <sqlite3.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/watch.h"
+#include "core/session/watch.h"
 #include "util/clock.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

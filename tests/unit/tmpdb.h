@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
 

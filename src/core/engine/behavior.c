@@ -17,7 +17,7 @@
  *     thatch's stamps on its start, so once it has run, both share its
  *     nine rows and what they learn.
  */
-#include "core/behavior.h"
+#include "core/engine/behavior.h"
 
 #include <stdbool.h>
 #include <stdio.h>

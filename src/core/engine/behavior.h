@@ -2,7 +2,7 @@
 #ifndef THATCH_CORE_BEHAVIOR_H
 #define THATCH_CORE_BEHAVIOR_H
 
-#include "core/engine.h"
+#include "core/engine/engine.h"
 
 struct clock;
 struct err;

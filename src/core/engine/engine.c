@@ -29,7 +29,7 @@
  *     older than the last commit seen (struct engine_cache); items are
  *     always read from SQL.
  */
-#include "core/engine.h"
+#include "core/engine/engine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +39,7 @@
 #include <sys/random.h>
 #include <sqlite3.h>
 
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/sbuf.h"

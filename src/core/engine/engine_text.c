@@ -36,7 +36,7 @@
  *     push"). "do" gives way to "never" and "always" ("When X:
  *     never force-push"), where "do never" would not parse.
  */
-#include "core/engine.h"
+#include "core/engine/engine.h"
 
 #include <stdbool.h>
 #include <string.h>

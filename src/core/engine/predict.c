@@ -6,7 +6,7 @@
  *  1. prediction_query uses the fixed ENGINE_THRESHOLD and returns every
  *     deduplicated item; only the auto-fire caps at ENGINE_LIMIT (§A11.4-5).
  */
-#include "core/predict.h"
+#include "core/engine/predict.h"
 
 #include "util/sbuf.h"
 

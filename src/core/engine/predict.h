@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "core/engine.h"
+#include "core/engine/engine.h"
 
 struct err;
 struct sbuf;

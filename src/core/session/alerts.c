@@ -12,7 +12,7 @@
  *     removes the id, so the set holds only requests still waiting.
  *  3. Nothing here knows hosts, texts beyond alerts_text, or time.
  */
-#include "core/alerts.h"
+#include "core/session/alerts.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,15 +21,15 @@
  *     and never handed out twice: a counter only grows, and a candidate
  *     that is taken moves on to the next (B5 "Make it unique").
  */
-#include "core/chat.h"
+#include "core/session/chat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/chat_names.h"
-#include "core/store.h"
+#include "core/session/chat_names.h"
+#include "core/store/store.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/sbuf.h"

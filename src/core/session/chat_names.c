@@ -11,7 +11,7 @@
  *     reaches other sessions' transcripts cannot carry markup or control
  *     characters.
  */
-#include "core/chat_names.h"
+#include "core/session/chat_names.h"
 
 #include <string.h>
 

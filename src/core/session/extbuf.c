@@ -24,7 +24,7 @@
  *  4. A file that does not parse is started afresh, with a warning: a
  *     damaged cache must not stop buffering.
  */
-#include "core/extbuf.h"
+#include "core/session/extbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +33,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "core/queue.h"
+#include "core/session/queue.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

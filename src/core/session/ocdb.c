@@ -16,7 +16,7 @@
  *     keys and escapes). A raw-text prefilter only skips rows that cannot
  *     hold the query (see plain_query).
  */
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 
 #include <ctype.h>
 #include <stdlib.h>

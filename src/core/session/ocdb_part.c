@@ -11,7 +11,7 @@
  *     as chat-completions consumers require, so only tool parts that
  *     finished (completed or error) become calls.
  */
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -46,7 +46,7 @@
  *     inside a UTF-8 sequence, an escape or a surrogate pair), so what it
  *     passes on is valid JSON whenever its input is.
  */
-#include "core/queue.h"
+#include "core/session/queue.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -25,7 +25,7 @@
  *     session events (which take the lock) never wait for gh or a
  *     command, and a watcher cancelled mid-round is freed by the round.
  */
-#include "core/watch.h"
+#include "core/session/watch.h"
 
 #include <ctype.h>
 #include <pthread.h>

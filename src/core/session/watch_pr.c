@@ -11,7 +11,7 @@
  *  2. gh's output is outside input: a value of the wrong type is as if
  *     absent, and fields are bounded (fuzz_watch).
  */
-#include "core/watch.h"
+#include "core/session/watch.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -29,7 +29,7 @@
  *  6. thatch.db, -wal and -shm are readable by their owner alone (0600):
  *     memories hold secrets.
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/store_cache.h"
-#include "core/store_int.h"
+#include "core/store/store_cache.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/path.h"

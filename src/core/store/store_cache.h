@@ -13,7 +13,7 @@
 
 #include <sqlite3.h>
 
-#include "core/vecfile.h"
+#include "core/store/vecfile.h"
 
 struct err;
 struct store;

@@ -21,13 +21,13 @@
  *     holds without a reload; a refusal or a rolled-back write reports
  *     nothing.
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/slug.h"
-#include "core/store_int.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

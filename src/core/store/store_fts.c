@@ -38,14 +38,14 @@
  *     query's identifier) ranks above every row only the embedding found,
  *     however many rows are closer in meaning.
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "core/store_int.h"
+#include "core/store/store_int.h"
 #include "util/ascii.h"
 #include "util/err.h"
 #include "util/log.h"

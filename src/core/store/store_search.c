@@ -47,7 +47,7 @@
  *     warning per process; rows of another dimension are skipped silently
  *     (§1.6, §5.1).
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <float.h>
 #include <math.h>
@@ -58,8 +58,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/store_cache.h"
-#include "core/store_int.h"
+#include "core/store/store_cache.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/mapguard.h"

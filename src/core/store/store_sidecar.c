@@ -37,7 +37,7 @@
  *     added to), no file, a read-only folder, a parse error — leaves the
  *     search reading SQLite as before; nothing here reports an error.
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,8 +47,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/store_cache.h"
-#include "core/store_int.h"
+#include "core/store/store_cache.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/log.h"

@@ -26,13 +26,13 @@
  *     them reloads when the latest such stamp moves. Memories and items
  *     keep their timestamps (staleness and exports read them).
  */
-#include "core/store.h"
+#include "core/store/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/store_cache.h"
-#include "core/store_int.h"
+#include "core/store/store_cache.h"
+#include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

@@ -27,7 +27,7 @@
  *  3. Nothing here decides whether a file is current; the key is only
  *     carried (store_sidecar.c compares it).
  */
-#include "core/vecfile.h"
+#include "core/store/vecfile.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
  *     departure is \xHH, which here is the raw byte HH (a label that is
  *     not UTF-8 survives) where YAML would read U+00HH.
  */
-#include "core/memdoc.h"
+#include "core/sync/memdoc.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "core/slug.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "util/b64.h"
 #include "util/err.h"
 #include "util/sbuf.h"

@@ -26,17 +26,17 @@
  *     if any, is carried over untouched, as are files of the tree that
  *     are not ours: a new commit changes only what the merge changed.
  */
-#include "core/sync.h"
+#include "core/sync/sync.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/memdoc.h"
+#include "core/sync/memdoc.h"
 #include "core/slug.h"
-#include "core/store.h"
-#include "core/sync_git.h"
-#include "core/sync_secret.h"
-#include "core/sync_state.h"
+#include "core/store/store.h"
+#include "core/sync/sync_git.h"
+#include "core/sync/sync_secret.h"
+#include "core/sync/sync_state.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

@@ -13,7 +13,7 @@
  *  3. A failing git is one line: "git <verb>: " and the first line git
  *     wrote on stderr, without its "fatal: " or "error: ".
  */
-#include "core/sync_git.h"
+#include "core/sync/sync_git.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@
  *     leading '.', no control or quoting characters), so a slug from the
  *     remote can go into a fast-import line and a SQL row unescaped.
  */
-#include "core/sync_merge.h"
+#include "core/sync/sync_merge.h"
 
 #include <stdlib.h>
 #include <string.h>

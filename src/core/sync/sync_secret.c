@@ -10,7 +10,7 @@
  *  1. Patterns are POSIX extended regular expressions, compiled once per
  *     sync (a set the caller holds), never per memory.
  */
-#include "core/sync_secret.h"
+#include "core/sync/sync_secret.h"
 
 #include <regex.h>
 #include <stddef.h>

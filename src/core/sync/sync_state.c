@@ -13,15 +13,15 @@
  *     store_open (store.c invariant 5: opening writes nothing); a reader
  *     of a file without them sees "no state".
  */
-#include "core/sync_state.h"
+#include "core/sync/sync_state.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
-#include "core/store.h"
-#include "core/sync.h"
+#include "core/store/store.h"
+#include "core/sync/sync.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/sync_merge.h"
+#include "core/sync/sync_merge.h"
 
 struct err;
 struct store;

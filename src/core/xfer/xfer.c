@@ -17,7 +17,7 @@
  *  3. Explicit column lists only (§1.3 rule 2): positions differ between
  *     fresh and migrated files.
  */
-#include "core/xfer.h"
+#include "core/xfer/xfer.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,8 +25,8 @@
 
 #include <sqlite3.h>
 
-#include "core/store.h"
-#include "core/xfer_int.h"
+#include "core/store/store.h"
+#include "core/xfer/xfer_int.h"
 #include "util/b64.h"
 #include "util/err.h"
 #include "util/jsonx.h"

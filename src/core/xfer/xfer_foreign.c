@@ -18,13 +18,13 @@
  *  3. thatch's own instruction block in CLAUDE.md (between the markers
  *     of text/block.h) is instructions, not memories, and is left out.
  */
-#include "core/xfer.h"
+#include "core/xfer/xfer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/memdoc.h"
-#include "core/store.h"
+#include "core/sync/memdoc.h"
+#include "core/store/store.h"
 #include "text/block.h"
 #include "util/err.h"
 #include "util/jsonx.h"

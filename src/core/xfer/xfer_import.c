@@ -24,7 +24,7 @@
  *     from and counted); only a failing model or database stops the
  *     import.
  */
-#include "core/xfer.h"
+#include "core/xfer/xfer.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,8 +35,8 @@
 #include <sqlite3.h>
 
 #include "core/slug.h"
-#include "core/store.h"
-#include "core/xfer_int.h"
+#include "core/store/store.h"
+#include "core/xfer/xfer_int.h"
 #include "embed/model.h"
 #include "util/b64.h"
 #include "util/clock.h"

@@ -23,7 +23,7 @@
  *  4. Slow work waits for a quiet moment (nothing to read for IDLE_MS):
  *     the model's warm-up and the hygiene cache's refresh.
  */
-#include "host/opencode.h"
+#include "host/opencode/opencode.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -33,27 +33,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/behavior.h"
-#include "core/chat.h"
-#include "core/engine.h"
-#include "core/extbuf.h"
+#include "core/engine/behavior.h"
+#include "core/session/chat.h"
+#include "core/engine/engine.h"
+#include "core/session/extbuf.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
-#include "core/ocdb.h"
-#include "core/predict.h"
-#include "core/queue.h"
+#include "core/session/ocdb.h"
+#include "core/engine/predict.h"
+#include "core/session/queue.h"
 #include "core/repo.h"
-#include "core/store.h"
+#include "core/store/store.h"
 #include "host/hook.h"
-#include "host/opencode_alerts.h"
-#include "host/opencode_watch.h"
-#include "host/opencode_wrapup.h"
-#include "host/opencode_chat.h"
-#include "host/setup.h"
+#include "host/opencode/opencode_alerts.h"
+#include "host/opencode/opencode_watch.h"
+#include "host/opencode/opencode_wrapup.h"
+#include "host/opencode/opencode_chat.h"
+#include "host/setup/setup.h"
 #include "text/nudge.h"
-#include "text/opencode.h"
+#include "text/text_opencode.h"
 #include "tools/tool.h"
-#include "tools/tools.h"
+#include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

@@ -16,18 +16,18 @@
  *     (the core outlives it that long; opencode does not wait for it).
  *     The config is read at the alert, so a changed mode counts at once.
  */
-#include "host/opencode_alerts.h"
+#include "host/opencode/opencode_alerts.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alerts.h"
-#include "core/chat.h"
+#include "core/session/alerts.h"
+#include "core/session/chat.h"
 #include "core/config.h"
 #include "core/notify.h"
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/jsonx.h"

@@ -19,13 +19,13 @@
  *  4. Failures are logged and never break a hook: a missed heartbeat or
  *     delivery is retried at the next tick.
  */
-#include "host/opencode_chat.h"
+#include "host/opencode/opencode_chat.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/chat.h"
-#include "text/opencode.h"
+#include "core/session/chat.h"
+#include "text/text_opencode.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -18,7 +18,7 @@
  *     round ends, whichever comes first. So an answer that shows a
  *     round's results comes after that round's prompts.
  */
-#include "host/opencode_watch.h"
+#include "host/opencode/opencode_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/watch.h"
+#include "core/session/watch.h"
 #include "tools/tool.h"
 #include "util/clock.h"
 #include "util/err.h"

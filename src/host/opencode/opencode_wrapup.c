@@ -17,13 +17,13 @@
  *     plugin to close the app; compaction runs on the provider and model
  *     of that last message.
  */
-#include "host/opencode_wrapup.h"
+#include "host/opencode/opencode_wrapup.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/ocdb.h"
+#include "core/session/ocdb.h"
 #include "text/wrapups.h"
 #include "tools/tool.h"
 #include "util/err.h"

@@ -17,16 +17,16 @@
  *     array (C1); any other non-array value is replaced, after the whole
  *     file was saved as <file>.bak.
  */
-#include "host/claude.h"
+#include "host/setup/claude.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/setup.h"
-#include "host/setup_check.h"
-#include "host/setup_undo.h"
+#include "host/setup/setup.h"
+#include "host/setup/setup_check.h"
+#include "host/setup/setup_undo.h"
 #include "text/block.h"
 #include "tools/tool.h"
 #include "util/err.h"

@@ -15,15 +15,15 @@
  *     saved as hooks.json.bak.
  *  2. version is set to 1 only when missing or falsy; other keys stay.
  */
-#include "host/cursor.h"
+#include "host/setup/cursor.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/setup.h"
-#include "host/setup_check.h"
-#include "host/setup_undo.h"
+#include "host/setup/setup.h"
+#include "host/setup/setup_check.h"
+#include "host/setup/setup_undo.h"
 #include "text/block.h"
 #include "util/err.h"
 #include "util/jsonx.h"

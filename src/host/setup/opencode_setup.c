@@ -17,7 +17,7 @@
  *  4. Writes go through setup.c's writers: atomic, skipped when the bytes
  *     would not change, so a re-run touches nothing.
  */
-#include "host/opencode_setup.h"
+#include "host/setup/opencode_setup.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -25,9 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/setup.h"
-#include "host/setup_check.h"
-#include "host/setup_undo.h"
+#include "host/setup/setup.h"
+#include "host/setup/setup_check.h"
+#include "host/setup/setup_undo.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

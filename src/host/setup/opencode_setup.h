@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "host/setup.h"
+#include "host/setup/setup.h"
 
 struct err;
 struct setup_check;

@@ -30,7 +30,7 @@
  *     that --remove can give them back exactly (setup_undo.c invariant
  *     6). A later run keeps the first copy: only it is from before.
  */
-#include "host/setup.h"
+#include "host/setup/setup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,8 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/claude.h"
-#include "host/cursor.h"
+#include "host/setup/claude.h"
+#include "host/setup/cursor.h"
 #include "host/mcp.h"
 #include "text/block.h"
 #include "text/skills.h"

@@ -11,7 +11,7 @@
  *  3. A problem says what is wrong with which file; what to run about it
  *     is the caller's (it knows the host's setup flags).
  */
-#include "host/setup_check.h"
+#include "host/setup/setup_check.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

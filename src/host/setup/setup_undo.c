@@ -27,7 +27,7 @@
  *     missing final newline and all. A file with a kept original existed
  *     before, so it is never deleted. The copy is removed with the part.
  */
-#include "host/setup_undo.h"
+#include "host/setup/setup_undo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/setup.h"
+#include "host/setup/setup.h"
 #include "text/skills.h"
 #include "util/err.h"
 #include "util/fileio.h"

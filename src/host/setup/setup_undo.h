@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "host/setup.h"
+#include "host/setup/setup.h"
 
 struct err;
 
