@@ -42,7 +42,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
            $(shell pkg-config --cflags $(PKGS)) \
            $(SAN) -fno-omit-frame-pointer -pthread $(if $(DEVELOPER),-Werror)
 LDFLAGS += $(SAN) -pthread
-# libcurl and OpenBLAS are not linked: src/util/dl.c loads them when a
+# libcurl and OpenBLAS are not linked: src/util/os/dl.c loads them when a
 # download or the first matrix product starts, sparing every other process
 # their dependency trees and OpenBLAS's thread pool (~30 ms of startup).
 # The four small libraries are linked statically by default (Debian ships

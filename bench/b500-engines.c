@@ -19,7 +19,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/predict.h"
 #include "core/store/store.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 

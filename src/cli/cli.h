@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "cli/cmd.h"

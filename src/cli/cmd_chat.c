@@ -21,7 +21,7 @@
 
 #include "cli/cli.h"
 #include "core/session/chat.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

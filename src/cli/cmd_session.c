@@ -1,7 +1,7 @@
 /*
  * cmd_session.c — `thatch session list|get|transcript|search`: what earlier
  * opencode sessions did, read from opencode's own database, read-only
- * (engines-and-extras B6, hosts-hooks-cli §1.3; the reader is core/ocdb.c).
+ * (engines-and-extras B6, hosts-hooks-cli §1.3; the reader is core/session/ocdb.c).
  * Works from any shell; no thatch store is opened.
  */
 #include "cli/cmd.h"

@@ -3,7 +3,7 @@
  * field-level merge, atomic save (store-and-tools §4.13-§4.14,
  * engines-and-extras §B1).
  *
- * Knows the file's schema and nothing of the tools' output; tools/config.c
+ * Knows the file's schema and nothing of the tools' output; tools/tool_config.c
  * prints it, core/notify.c reads it.
  *  1. Sections and their fields are strict: one unknown key anywhere, or a
  *     value that is not a string, makes the whole file invalid, and an

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "core/dedup.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 
 struct err;
 struct sbuf;

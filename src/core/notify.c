@@ -26,7 +26,7 @@
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 #define NOTIFY_TIMEOUT_MS	60000	/* speech is awaited (§4.15) */

@@ -33,7 +33,7 @@
 
 #include "util/path.h"
 #include "util/sbuf.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 #define GIT_TIMEOUT_MS	5000

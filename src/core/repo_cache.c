@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/store/store.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/xmalloc.h"

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "util/dl.h"
+#include "util/os/dl.h"
 #include "util/err.h"
 
 typedef void	sgemm_fn(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,

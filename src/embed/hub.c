@@ -36,7 +36,7 @@
 #define CURL_DISABLE_TYPECHECK	/* calls go through api pointers */
 #include <curl/curl.h>
 
-#include "util/dl.h"
+#include "util/os/dl.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/progress.h"

@@ -19,7 +19,7 @@
  *     prefixed text and the encoder's workspace are reused.
  *  5. A vector is returned only if every file it was computed from was
  *     intact throughout (st_intact, bert_intact: a file cut in place
- *     under the process reads as zeros, util/mapguard.c). Otherwise the
+ *     under the process reads as zeros, util/os/mapguard.c). Otherwise the
  *     weights are loaded again from the same files — a packed cache cut
  *     is packed anew — and the text embedded once more; a model file
  *     that cannot be loaded fails this call and is retried by the next,

@@ -5,7 +5,7 @@
  * Packing bge-small's layers copies 85 MB into fresh memory, and on a
  * virtual machine fresh memory is dear: the kernel zeroes every page the
  * host hands over, ~200 ms for 85 MB here, against 10-17 ms to map the
- * same bytes of a file already in the page cache (util/hugemap.c). So the
+ * same bytes of a file already in the page cache (util/os/hugemap.c). So the
  * first process writes what it packed to $XDG_CACHE_HOME/thatch/packed/,
  * and every later one maps that file like the model itself.
  *  1. The file is a 4 KB header (PACK_MAGIC, then the float count as a
@@ -24,7 +24,7 @@
  *     unused for PACK_MAX_AGE and temporaries a crashed save left, so
  *     models replaced or given up do not keep 85 MB each for ever.
  *  5. A mapping is guarded from before its header is read until it is
- *     unmapped (util/mapguard.c), since gemm.c's threads read it: a
+ *     unmapped (util/os/mapguard.c), since gemm.c's threads read it: a
  *     file cut under a running process reads as zeros and
  *     packcache_intact turns false, where the read would raise SIGBUS.
  */
@@ -41,8 +41,8 @@
 
 #include "util/err.h"
 #include "util/fileio.h"
-#include "util/hugemap.h"
-#include "util/mapguard.h"
+#include "util/os/hugemap.h"
+#include "util/os/mapguard.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
 

@@ -25,7 +25,7 @@ int	packcache_map(const char *path, size_t floats, struct packcache *);
 
 /*
  * Whether the floats are still the file's: false for good once the file
- * was cut under its mapping (util/mapguard.h), when what was read from
+ * was cut under its mapping (util/os/mapguard.h), when what was read from
  * it is zeros. Always true for allocated floats.
  */
 bool	packcache_intact(const struct packcache *);

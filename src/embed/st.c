@@ -11,9 +11,9 @@
  *  2. Only F32, F16 and BF16 are accepted; anything else is refused by name.
  *  3. Nothing is read outside [map, map + size).
  *  4. The mapping starts on a 2 MB boundary with MADV_HUGEPAGE
- *     (util/hugemap.c: each 2 MB of weights one page-table entry).
+ *     (util/os/hugemap.c: each 2 MB of weights one page-table entry).
  *  5. The mapping is guarded from before the header is read until it is
- *     unmapped (util/mapguard.c): a file cut under a running process
+ *     unmapped (util/os/mapguard.c): a file cut under a running process
  *     reads as zeros and st_intact turns false, where the read would
  *     have raised SIGBUS. A cut while st_open parses fails the open.
  */
@@ -31,9 +31,9 @@
 #include <jansson.h>
 
 #include "util/err.h"
-#include "util/hugemap.h"
+#include "util/os/hugemap.h"
 #include "util/jsonx.h"
-#include "util/mapguard.h"
+#include "util/os/mapguard.h"
 #include "util/xmalloc.h"
 
 /* A larger header is not a model thatch can run (bge-base: 20 KB). */

@@ -38,7 +38,7 @@ struct st {
 /*
  * Map the file at path read-only and parse it with st_parse. Fails on any
  * I/O error or anything st_parse refuses, with the path in the message.
- * The mapping is guarded (util/mapguard.h): check st_intact after reading
+ * The mapping is guarded (util/os/mapguard.h): check st_intact after reading
  * tensors. Close with st_close.
  */
 int	st_open(const char *path, struct st **, struct err *);

@@ -80,7 +80,7 @@
 #include "host/mcp.h"
 #include "tools/tool.h"
 #include "tools/tool_rows.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/log.h"

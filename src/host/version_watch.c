@@ -24,12 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/path.h"
 #include "util/sbuf.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 struct version_watch {

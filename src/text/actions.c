@@ -5,7 +5,7 @@
  *
  * Written once, host-agnostic, in thatch's own words (engines-and-extras
  * §B8 paraphrases what each action asks; the texts are ours). The Claude
- * Code command files (host/claude.c), the opencode command files and the
+ * Code command files (host/setup/claude.c), the opencode command files and the
  * MCP prompts (host/prompts.c) are all rendered from text_actions[]; the
  * reminder's tending advice and the extraction nudge (nudge.c) reuse the
  * hygiene and extract summaries.

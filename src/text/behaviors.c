@@ -4,11 +4,11 @@
  *
  *  1. Situations list the phrasings that should trigger the rule, because
  *     matching is by meaning; their first sentence names the situation,
- *     since it is all a block line shows (core/engine_text.c). Behaviors
+ *     since it is all a block line shows (core/engine/engine_text.c). Behaviors
  *     are concrete checklists that open with an imperative, so the
  *     line reads "consider whether to <behavior>" / "do <behavior>".
  *  2. Editing a text re-seeds that one default (its seed-version is a hash
- *     of its texts, core/behavior.c), resetting what it learned; keys never
+ *     of its texts, core/engine/behavior.c), resetting what it learned; keys never
  *     change.
  */
 #include "text/behaviors.h"

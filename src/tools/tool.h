@@ -8,7 +8,7 @@
 
 #include "core/notify.h"
 #include "embed/model.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 
 struct err;
 struct paths;

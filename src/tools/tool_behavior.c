@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/engine/behavior.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"

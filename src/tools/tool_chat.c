@@ -4,8 +4,8 @@
  * chat_broadcast and chat_status, over the directory and inbox of
  * core/chat.c.
  *
- * Handlers only: the tables are core/chat.c's, wake prompts and the
- * transcript echo's posting the host's (host/opencode_chat.c).
+ * Handlers only: the tables are core/session/chat.c's, wake prompts and the
+ * transcript echo's posting the host's (host/opencode/opencode_chat.c).
  *  1. The caller is ctx->session when the host has one (opencode), else
  *     the "as" name (MCP): the session registered under that name by an
  *     MCP host, or the synthetic id "mcp_" + 12 hex of SHA-256 of the

@@ -21,7 +21,7 @@
 #include "core/dedup.h"
 #include "core/slug.h"
 #include "core/store/store.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/sbuf.h"

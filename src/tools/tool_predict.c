@@ -3,7 +3,7 @@
  * prediction_list, prediction_delete (engines-and-extras §A8.2-§A8.5),
  * and the two handlers they share with the behavior tools.
  *
- * Handlers embed, then call the engine (core/engine.c), which does the SQL
+ * Handlers embed, then call the engine (core/engine/engine.c), which does the SQL
  * and writes the reply text both families share.
  *  1. Statements, situations and delete/feedback lookups are passage
  *     embeddings of the raw text; only prediction_query's context is a
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/engine/predict.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/sbuf.h"
 
 int

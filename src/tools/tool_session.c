@@ -2,7 +2,7 @@
  * session.c — the session-archaeology tools session_search and
  * session_get (engines-and-extras B6, store-and-tools §4.17): what earlier
  * opencode sessions said and did, from opencode's database, read-only
- * (core/ocdb.c). Editor-only: they read the host's own storage, so they
+ * (core/session/ocdb.c). Editor-only: they read the host's own storage, so they
  * are not listed over MCP.
  *  1. The database is opened per call and closed before returning: a
  *     session written a moment ago is seen, and nothing is held open.

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/sbuf.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz_blockline.c — how a prediction or behavior reads in a block line
- * (src/core/engine_text.c). An input is a situation and a statement, any
+ * (src/core/engine/engine_text.c). An input is a situation and a statement, any
  * bytes, split at the first 0xff byte, rendered at both evidence levels.
  *
  * Properties (engine_text.c invariants 1, 3, 4, 6): the line starts with

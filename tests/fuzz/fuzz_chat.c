@@ -1,6 +1,6 @@
 /*
- * fuzz_chat.c — the texts chat takes from outside (src/core/chat_names.c,
- * src/core/chat.c): a session title from opencode becomes a name base,
+ * fuzz_chat.c — the texts chat takes from outside (src/core/session/chat_names.c,
+ * src/core/session/chat.c): a session title from opencode becomes a name base,
  * a message body is laid out for chat_read and the transcript echo, and
  * a user message is recognised as an echo or not. An input is any bytes,
  * cut at the first NUL as the C strings these functions get.

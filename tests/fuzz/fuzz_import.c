@@ -1,5 +1,5 @@
 /*
- * fuzz_import.c — the importers (src/core/xfer_import.c, xfer_foreign.c,
+ * fuzz_import.c — the importers (src/core/xfer/xfer_import.c, xfer_foreign.c,
  * and memdoc.c through the markdown reader), which read files other
  * programs and people wrote. The first byte of an input picks the reader
  * (our JSONL, the MCP memory graph, a markdown note, CLAUDE.md

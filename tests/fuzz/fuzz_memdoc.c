@@ -1,5 +1,5 @@
 /*
- * fuzz_memdoc.c — the memory document parser (src/core/memdoc.c), which
+ * fuzz_memdoc.c — the memory document parser (src/core/sync/memdoc.c), which
  * reads files a teammate, another tool or an editor wrote (export and
  * team-sync trees). An input is used twice: as a document to parse, and
  * cut at NUL bytes into the strings of an entry to render.

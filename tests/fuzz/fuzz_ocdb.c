@@ -1,5 +1,5 @@
 /*
- * fuzz_ocdb.c — reading opencode's session database (src/core/ocdb.c,
+ * fuzz_ocdb.c — reading opencode's session database (src/core/session/ocdb.c,
  * ocdb_part.c). An input is rows opencode (or a damaged or future
  * opencode) might have written: its first line is a message's data
  * column, each further line one part's data column. They go into a

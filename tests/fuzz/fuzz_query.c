@@ -1,6 +1,6 @@
 /*
  * fuzz_query.c — recall's query tokenizer (store_fts_match in
- * src/core/store_fts.c), which reads whatever an agent asks or a user
+ * src/core/store/store_fts.c), which reads whatever an agent asks or a user
  * types in a prompt, and the lexical and hybrid search it drives (the
  * vocabulary lookup of two-character words included), on a private
  * database of a few memories in several scripts. An input is the query,

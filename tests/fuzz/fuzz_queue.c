@@ -1,5 +1,5 @@
 /*
- * fuzz_queue.c — the queue readers (src/core/queue.c). An input is the
+ * fuzz_queue.c — the queue readers (src/core/session/queue.c). An input is the
  * contents of one queue file, which other versions of thatch and other
  * people may have written (issue 12): it is put in place as a session's
  * <sid>.jsonl, .count and .nudge, and read the ways the hooks and the MCP

@@ -1,5 +1,5 @@
 /*
- * fuzz_vecfile.c — the vector file's parser (src/core/vecfile.c). An
+ * fuzz_vecfile.c — the vector file's parser (src/core/store/vecfile.c). An
  * input is a whole file; it is parsed as it is, then sealed (size and
  * checksums set, vecfile_seal) and parsed again, so that mutations reach
  * the structural checks behind the checksums.

@@ -1,5 +1,5 @@
 /*
- * fuzz_watch.c — gh's JSON as the watchers read it (src/core/watch_pr.c).
+ * fuzz_watch.c — gh's JSON as the watchers read it (src/core/session/watch_pr.c).
  * An input is five `gh api` answers separated by NUL bytes: the pull
  * request, its check runs, reviews, issue comments and review comments.
  * It is parsed twice (the second time with the answers' halves swapped

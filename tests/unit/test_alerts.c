@@ -1,5 +1,5 @@
 /*
- * test_alerts.c — the alert state machine (src/core/alerts.c,
+ * test_alerts.c — the alert state machine (src/core/session/alerts.c,
  * engines-and-extras B3): one DONE per busy -> idle, no DONE after an
  * ERROR or a quiet turn, no ERROR for an abort, one PAUSE per request id,
  * sessions independent, deleted state gone.

@@ -9,7 +9,7 @@
 
 #include "core/engine/behavior.h"
 #include "text/behaviors.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 
 #include <sys/wait.h>
 

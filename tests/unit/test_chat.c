@@ -1,5 +1,5 @@
 /*
- * test_chat.c — core/chat.c and core/chat_names.c: names from titles and
+ * test_chat.c — core/session/chat.c and core/session/chat_names.c: names from titles and
  * the pool, per-base counters, case-insensitive uniqueness (also across
  * processes joining at once), tombstones, the inbox's privacy, claims
  * that announce a message once, staleness and the shared texts.

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "util/mapguard.h"
+#include "util/os/mapguard.h"
 
 #define PAGES	64
 

@@ -1,5 +1,5 @@
 /*
- * test_memdoc.c — a memory as a markdown document (src/core/memdoc.c):
+ * test_memdoc.c — a memory as a markdown document (src/core/sync/memdoc.c):
  * the exact bytes of a rendered memory, the round trip of awkward strings
  * and vectors, and the one-line reasons hostile documents are refused.
  * Plus the base64 the vectors are written in (src/util/b64.c).

@@ -13,7 +13,7 @@
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "core/store/store.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/xmalloc.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/session/watch.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 

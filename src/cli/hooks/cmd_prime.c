@@ -15,7 +15,7 @@
 
 #include "cli/cli.h"
 #include "util/err.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 
 #define PRIME_PROMPT	"Load the thatch-project-primer skill and follow it " \
 	"to prime this project's thatch memory store."

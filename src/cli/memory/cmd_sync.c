@@ -4,7 +4,7 @@
  * --auto turns the MCP server's background sync on or off, --private and
  * --share mark one memory as never sent or shareable again.
  *
- * The merge and git are core/sync.c's; this file parses, supplies the
+ * The merge and git are core/sync/sync.c's; this file parses, supplies the
  * model for incoming memories (loaded only when one needs a vector) and
  * prints. With --background (the MCP server's own child) every line goes
  * to stderr, which the server points at DB_DIR/sync.log, stamped.

@@ -26,7 +26,7 @@
 
 
 #include "text/behaviors.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/sha256.h"
 #include "util/log.h"

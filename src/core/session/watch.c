@@ -39,7 +39,7 @@
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/sbuf.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 #define LOG_TAG		"watchers:poll"

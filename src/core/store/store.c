@@ -15,7 +15,7 @@
  *     a file written by either program opens in the other
  *     (store-and-tools §1.3).
  *  3. PRAGMA user_version is never touched.
- *  4. The four chat tables (§1.4.4, core/chat.c uses them) are created
+ *  4. The four chat tables (§1.4.4, core/session/chat.c uses them) are created
  *     with the newer original's column names; an older chat_sessions
  *     whose name lacks COLLATE NOCASE is rebuilt as the original rebuilds
  *     it, then the columns added later are added (§1.5 step 4), so the

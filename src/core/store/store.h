@@ -365,7 +365,7 @@ int	 store_list_branch(struct store *, const char *store,
 	    const char *branch, int (*fn)(const struct store_entry *, void *),
 	    void *, struct err *);
 
-/* ---- Sync (core/sync.c) ------------------------------------------------ */
+/* ---- Sync (core/sync/sync.c) ------------------------------------------------ */
 
 /*
  * Call fn for each entry of store in slug order, with content, without

@@ -714,7 +714,7 @@ store_verdicts(struct store *st, const char *store,
 	return 0;
 }
 
-/* ---- Sync (core/sync.c): exact rows, inside the caller's transaction -- */
+/* ---- Sync (core/sync/sync.c): exact rows, inside the caller's transaction -- */
 
 static const char SQL_PUT_EXACT[] =
 	"INSERT INTO entries (slug, store, label, content, embedding, model, "

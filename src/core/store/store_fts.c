@@ -3,7 +3,7 @@
  * cosine side (docs/store.md, "Hybrid recall").
  *
  * Agents ask for memories by the names things have (ERR_SSL_PROTOCOL_ERROR,
- * src/core/store.c, useEffect), which an embedding model ranks poorly. An
+ * src/core/store/store.c, useEffect), which an embedding model ranks poorly. An
  * FTS5 table indexes label and content; store_search fuses its ranking
  * with the cosine ranking when the query carries its text.
  *

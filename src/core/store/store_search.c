@@ -62,7 +62,7 @@
 #include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
-#include "util/mapguard.h"
+#include "util/os/mapguard.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

@@ -52,7 +52,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/log.h"
-#include "util/mapguard.h"
+#include "util/os/mapguard.h"
 #include "util/xmalloc.h"
 
 #define SUFFIX	"-vectors"

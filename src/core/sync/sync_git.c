@@ -24,7 +24,7 @@
 
 #include "util/err.h"
 #include "util/sbuf.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 #define GIT_LOCAL_MS	60000

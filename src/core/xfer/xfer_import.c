@@ -39,7 +39,7 @@
 #include "core/xfer/xfer_int.h"
 #include "embed/model.h"
 #include "util/b64.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "util/clock.h"
+#include "util/os/clock.h"
 
 struct err;
 struct paths;
@@ -15,14 +15,14 @@ struct store;
  * opencode process and forwards every hook and session event to it as a
  * request line; the answer says what to apply (docs/opencode.md has the
  * protocol). Everything the plugin does is decided here: texts,
- * thresholds, filtering, the buffer lifecycle (core/extbuf.h), child
+ * thresholds, filtering, the buffer lifecycle (core/session/extbuf.h), child
  * bookkeeping, and every tool. Opaque.
  */
 struct opencode;
 
 /*
  * A core with its own tool context over st and paths (borrowed), whose
- * extraction glue is the buffer of core/extbuf.h, and whose project store
+ * extraction glue is the buffer of core/session/extbuf.h, and whose project store
  * is repo(arg), asked once, on the first request that needs it.
  */
 struct opencode *opencode_new(struct store *st, const struct paths *,

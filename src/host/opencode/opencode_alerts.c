@@ -1,11 +1,11 @@
 /*
  * opencode_alerts.c — what opencode's events mean to the alert state
- * machine (core/alerts.c, engines-and-extras B3), and the delivery.
+ * machine (core/session/alerts.c, engines-and-extras B3), and the delivery.
  *
  *  1. A child session (a task sub-agent, an extraction child) never says
  *     DONE or ERROR; its pauses are its root's. Parents are learnt from
  *     session.created (info.parentID) and, for sessions created before
- *     this process, from opencode's database (core/ocdb.c), once each.
+ *     this process, from opencode's database (core/session/ocdb.c), once each.
  *  2. The label is the session's chat name when it is in the chat
  *     directory, else its title from opencode's database (cut to 40
  *     characters), else the first 8 characters of its id (B3).

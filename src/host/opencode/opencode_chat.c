@@ -4,7 +4,7 @@
  * delivery", "Transcript echo"; hosts-hooks-cli §9.2, §9.6): which
  * sessions this process hosts, their heartbeats, the wake prompts and
  * their rate cap, and the echoes of chat calls. opencode.c feeds it
- * events and ticks and forwards the actions; the tables are core/chat.c's.
+ * events and ticks and forwards the actions; the tables are core/session/chat.c's.
  *
  *  1. Only the process that hosts a session wakes it, and a wake prompt
  *     announces rows it claimed (chat_claim sets delivered_at in one
@@ -26,7 +26,7 @@
 
 #include "core/session/chat.h"
 #include "text/text_opencode.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/sbuf.h"

@@ -31,7 +31,7 @@
 
 #include "core/session/watch.h"
 #include "tools/tool.h"
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"

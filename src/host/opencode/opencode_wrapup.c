@@ -11,7 +11,7 @@
  *  2. Only an idle after a busy resolves: the command's own turn, not an
  *     idle that was already on its way when the command was typed.
  *  3. The token is looked for in the text parts of the session's last
- *     assistant message only, as opencode stored it (core/ocdb.c): the
+ *     assistant message only, as opencode stored it (core/session/ocdb.c): the
  *     model's own words, not a tool's output that might quote it.
  *  4. Exit leaves the chat directory first (before_exit), then asks the
  *     plugin to close the app; compaction runs on the provider and model

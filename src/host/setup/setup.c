@@ -55,7 +55,7 @@
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/sha256.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 void

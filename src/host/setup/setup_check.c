@@ -21,7 +21,7 @@
 
 #include "util/fileio.h"
 #include "util/jsonx.h"
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 #include "util/xmalloc.h"
 
 void

@@ -4,7 +4,7 @@
  * Millisecond timestamps are truncated, not rounded, as the original's
  * Date#toISOString does.
  */
-#include "util/clock.h"
+#include "util/os/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>

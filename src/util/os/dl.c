@@ -7,7 +7,7 @@
  * milliseconds of dynamic loading before main() runs. Only the commands
  * that download or embed pay for them, through this file.
  */
-#include "util/dl.h"
+#include "util/os/dl.h"
 
 #include <dlfcn.h>
 

@@ -9,7 +9,7 @@
  * layers took 120-300 ms to touch in 4 KB pages, 10-17 ms in 2 MB ones.
  * Elsewhere the advice is a no-op and the mapping an ordinary one.
  */
-#include "util/hugemap.h"
+#include "util/os/hugemap.h"
 
 #include <stdint.h>
 #include <sys/mman.h>

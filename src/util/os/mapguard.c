@@ -36,7 +36,7 @@
  *     is guarded, which its own lifetime rules ensure (one user at a
  *     time per model, model.h).
  */
-#include "util/mapguard.h"
+#include "util/os/mapguard.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
  * exits early cannot raise SIGPIPE in a process that has not ignored it.
  * Threads make their pipes and fork one at a time (fork_lock).
  */
-#include "util/spawn.h"
+#include "util/os/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/clock.h"
+#include "util/os/clock.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/sbuf.h"
