@@ -6,7 +6,10 @@
 #                           the same under ASan + UBSan (separate build dir)
 #   make valgrind           unit tests and a long MCP session under valgrind
 #   make lint               headers compile alone, includes point down, no
-#                           banned functions
+#                           banned functions (scripts/lint); then the shape
+#                           of src/: no circle of files, small folders and
+#                           files, unique names (scripts/lint-shape, on the
+#                           objects it builds first)
 #   make fuzz [FUZZ_TIME=60]
 #                           build the libFuzzer harnesses (clang) and run
 #                           each for FUZZ_TIME seconds (docs/testing.md)
@@ -14,8 +17,10 @@
 #   make install            PREFIX=/usr/local DESTDIR=
 #   make uninstall          the same files out again (same variables)
 #
-# Sources are listed one per line, by layer; everything but main.c goes into
-# libthatch.a, which the binary and the unit tests link.
+# Sources are not listed: every .c in a layer's folder or a subsystem folder
+# of it (src/<layer>/, src/<layer>/<subsystem>/) is found by a wildcard and
+# goes into libthatch.a, which the binary and the unit tests link; main.c,
+# directly under src/, is the program's entry.
 
 VERSION  = 0.2.0
 PREFIX  ?= /usr/local
@@ -159,8 +164,11 @@ valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
 	    THATCH_VALGRIND=1 tests/run --units-only --valgrind
 
-lint:
-	scripts/lint $(CC) "$(CFLAGS)"
+# lint-shape reads the circles of files from the objects, so it needs them;
+# both scripts run, so one failure does not hide the other's findings.
+lint: $(O)/src/main.o $(LIB_OBJ)
+	@rc=0; scripts/lint $(CC) "$(CFLAGS)" || rc=1; \
+	    scripts/lint-shape $(O) || rc=1; exit $$rc
 
 bench: $(BIN)
 	bench/run

@@ -1,5 +1,5 @@
 /*
- * opencode.c — what thatch says inside opencode: the system prompt, the
+ * text_opencode.c — what thatch says inside opencode: the system prompt, the
  * compaction context, the extraction child's prompt and the toasts
  * (hosts-hooks-cli §7.4, §9.2, §9.3, §9.5), in thatch's own words.
  *  1. The system prompt's body is the MCP hosts' instruction block

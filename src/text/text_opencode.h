@@ -1,4 +1,4 @@
-/* opencode.h — what thatch says inside opencode (opencode.c). */
+/* text_opencode.h — what thatch says inside opencode (text_opencode.c). */
 #ifndef THATCH_TEXT_OPENCODE_H
 #define THATCH_TEXT_OPENCODE_H
 

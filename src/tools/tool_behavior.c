@@ -1,5 +1,5 @@
 /*
- * behavior.c — the behavior tools: behavior_codify, behavior_feedback,
+ * tool_behavior.c — the behavior tools: behavior_codify, behavior_feedback,
  * behavior_list, behavior_delete (engines-and-extras §A8.6-§A8.8), and the
  * seeding of the default behaviors once the model is loaded (§A9).
  *

@@ -1,5 +1,5 @@
 /*
- * memory.c — the memory tools: remember, recall, list, show, forget and
+ * tool_memory.c — the memory tools: remember, recall, list, show, forget and
  * store_list (store-and-tools §4.3-§4.8), and thatch's memory_move.
  *
  * Handlers turn validated arguments into store calls and format the text

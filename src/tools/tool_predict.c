@@ -1,5 +1,5 @@
 /*
- * predict.c — the prediction tools: prediction_query, prediction_update,
+ * tool_predict.c — the prediction tools: prediction_query, prediction_update,
  * prediction_list, prediction_delete (engines-and-extras §A8.2-§A8.5),
  * and the two handlers they share with the behavior tools.
  *

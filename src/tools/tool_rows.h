@@ -1,4 +1,4 @@
-/* tools.h — the rows of tool_table[], one per tool, by family (tools.c). */
+/* tool_rows.h — the rows of tool_table[], one per tool, by family (tools.c). */
 #ifndef THATCH_TOOLS_TOOLS_H
 #define THATCH_TOOLS_TOOLS_H
 
