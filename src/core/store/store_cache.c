@@ -1,17 +1,13 @@
 /*
- * store_search.c — exact cosine search over memories (store-and-tools §5),
- * recall telemetry, and the vector export find_duplicates reads.
+ * store_cache.c — the search's int8 cache of the stored vectors, kept
+ * exactly what the table holds (store_nearest.c searches it).
  *
- * A warm process (the MCP server) must answer a recall over 100,000
- * memories in milliseconds, so it cannot read 100,000 BLOBs per query.
- * Each (store, dimension) gets an in-memory cache of its rows in rowid
- * order: an int8 copy of every vector (one scale per row, a quarter of
- * the float bytes), rowids, a signature of each BLOB, branches and
- * archived flags. A query scores every eligible row on the int8 copy with
- * a SIMD dot product, which gives each row an interval its exact cosine
- * must lie in; only rows whose interval reaches the limit-th best lower
- * end are rescored exactly, from their BLOBs fetched by rowid, best upper
- * end first, until no remaining row can reach the limit-th exact score.
+ * Each (store, dimension) gets an in-memory matrix of its rows in rowid
+ * order: an int8 copy of every vector (one scale per row, a quarter of the
+ * float bytes), rowids, a signature of each BLOB, branches and archived
+ * flags, and counts of the store's rows in other embedding spaces. The
+ * cache attaches itself to the connection (store_attach) on first use and
+ * is freed with it.
  *
  * Invariants:
  *  1. The cache is what this connection would read from entries: our own
@@ -26,46 +22,29 @@
  *     BLOB) of its stores and re-quantises only rows whose BLOB signature
  *     changed, adds new rowids and drops vanished ones, in the buffers it
  *     already has.
- *  1a. A cold cache is mapped from the vector file when the file's key is
+ *  2. A cold cache is mapped from the vector file when the file's key is
  *     the snapshot's (store_sidecar.c); its matrices borrow the mapping
  *     and are copied out (mat_own) before any change. A cold cache read
- *     from the table is saved to the file after the search. A mapping cut
- *     under a search (mapguard) drops the cache and the search is redone
- *     from the table.
- *  2. A search runs in one read transaction (unless the caller has one
- *     open), so validation, the int8 pass and the BLOB fetches see one
- *     snapshot.
- *  3. Results are exact: the int8 pass only chooses which rows get the
- *     exact §5.1 score, its per-row error bound (quantisation plus float
- *     rounding, see row_err) is rigorous, and the exact pass stops only
- *     when the next row's upper bound is below the limit-th exact key.
- *     Rows whose exact score is not a number (a foreign BLOB holding NaN)
- *     are skipped.
- *  4. Equal scores keep table (rowid) order: the original scans the table
- *     and sorts stably (§5.2 step 4).
- *  5. Rows whose BLOB length is not a multiple of 4 are skipped with one
+ *     from the table is saved to the file after the search.
+ *  3. Rows whose BLOB length is not a multiple of 4 are skipped with one
  *     warning per process; rows of another dimension are skipped silently
  *     (§1.6, §5.1).
  */
 #include "core/store/store.h"
 
-#include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
-#include "core/store/store_cache.h"
 #include "core/store/store_int.h"
+#include "core/vector.h"
 #include "util/err.h"
 #include "util/log.h"
-#include "util/os/mapguard.h"
-#include "util/num.h"
-#include "util/sbuf.h"
 #include "util/xmalloc.h"
+
+/* ---- The cache, attached to the connection ------------------------------- */
 
 static void
 tags_free(struct store_mat *m)
@@ -80,8 +59,8 @@ tags_free(struct store_mat *m)
 	m->nother = 0;
 }
 
-void
-store_mat_free(struct store_mat *m)
+static void
+mat_free(struct store_mat *m)
 {
 	size_t	i;
 
@@ -101,27 +80,29 @@ store_mat_free(struct store_mat *m)
 	free(m);
 }
 
-static void
-cache_drop(struct store_cache *c)
+void
+store_cache_drop(struct store_cache *c)
 {
 	struct store_mat	*m, *next;
 
 	for (m = c->mats; m != NULL; m = next) {
 		next = m->next;
-		store_mat_free(m);
+		mat_free(m);
 	}
 	c->mats = NULL;
-	store_sidecar_unmap(c);
+	store_sidecar_unmap(&c->map);
 }
 
-void
-store_cache_free(struct store_cache *c)
+/* The connection closes (store_close frees its attachments): unhook
+ * first, so that its closing rollback calls nothing freed. */
+static void
+cache_free(void *arg)
 {
-	if (c == NULL)
-		return;
+	struct store_cache	*c = arg;
+
 	sqlite3_update_hook(c->db, NULL, NULL);
 	sqlite3_rollback_hook(c->db, NULL, NULL);
-	cache_drop(c);
+	store_cache_drop(c);
 	free(c->scratch);
 	free(c);
 }
@@ -152,14 +133,27 @@ hook_rollback(void *arg)
 	c->txn_touched = false;
 }
 
+/* The key the cache is attached to the connection under. */
+static const char	cache_key;
+
 static struct store_cache *
-cache_get(struct store *st)
+cache_of(struct store *st)
 {
-	struct store_cache	*c = st->cache;
+	return store_attached(st, &cache_key);
+}
+
+struct store_cache *
+store_cache_get(struct store *st)
+{
+	struct store_cache	*c = cache_of(st);
 
 	if (c == NULL) {
-		c = st->cache = xcalloc(1, sizeof(*c));
+		c = xcalloc(1, sizeof(*c));
 		c->db = st->db;
+		/* a bug, not a condition: STORE_ATTACH_MAX counts every
+		 * module that attaches (store_int.h) */
+		if (store_attach(st, &cache_key, c, cache_free) != 0)
+			abort();
 		sqlite3_update_hook(st->db, hook_update, c);
 		sqlite3_rollback_hook(st->db, hook_rollback, c);
 	}
@@ -194,16 +188,7 @@ data_version(struct store *st, int *dv, struct err *err)
 	return rc;
 }
 
-static double
-norm_of(const float *v, int dim)
-{
-	double	s = 0;
-	int	i;
-
-	for (i = 0; i < dim; i++)
-		s += (double)v[i] * (double)v[i];
-	return sqrt(s);
-}
+/* ---- The matrices -------------------------------------------------------- */
 
 /*
  * A 64-bit signature of a BLOB's bytes (multiply-xorshift over 8-byte
@@ -237,7 +222,7 @@ static void
 quantise(struct store_mat *m, size_t i, const float *b)
 {
 	signed char	*c = m->c + i * (size_t)m->dim;
-	double		 norm = norm_of(b, m->dim);
+	double		 norm = vector_norm(b, m->dim);
 	float		 mx = 0, s;
 	int		 j;
 
@@ -399,17 +384,17 @@ static void
 row_blob(struct store_mat *m, size_t pos, const void *blob, uint64_t sig,
     float *tmp)
 {
-	store_blob_decode(blob, (size_t)m->dim, tmp);
+	vector_decode(blob, (size_t)m->dim, tmp);
 	quantise(m, pos, tmp);
 	m->sig[pos] = sig;
 }
 
 static void
-warn_bad_blob(struct store *st, const char *store, sqlite3_int64 rowid)
+warn_bad_blob(struct store_cache *c, const char *store, sqlite3_int64 rowid)
 {
-	if (st->cache->warned)
+	if (c->warned)
 		return;
-	st->cache->warned = true;
+	c->warned = true;
 	log_warn("skipping a memory (rowid %lld) in store '%s': its embedding "
 	    "is not a whole number of float32 values (further ones not "
 	    "reported)", (long long)rowid, store);
@@ -435,15 +420,17 @@ tag_count(struct store_mat *m, const char *model)
 	m->tags[i].count++;
 }
 
+/* ---- Refreshing from the table (invariant 1) ----------------------------- */
+
 /*
  * The statements that read rows for the cache select rowid, archived,
  * branch, embedding, store, model, in that order. The pending matrix
  * this row belongs to (its store, and a BLOB of its dimension), or NULL
- * (invariant 5). Every pending matrix of the row's store counts it in
+ * (invariant 3). Every pending matrix of the row's store counts it in
  * its stats.
  */
 static struct store_mat *
-row_mat(struct store *st, sqlite3_stmt *stmt)
+row_mat(struct store_cache *c, sqlite3_stmt *stmt)
 {
 	const char		*store = (const char *)sqlite3_column_text(stmt,
 				    4);
@@ -453,7 +440,7 @@ row_mat(struct store *st, sqlite3_stmt *stmt)
 	struct store_mat	*m, *found = NULL;
 	bool			 searched = false;
 
-	for (m = st->cache->mats; m != NULL && store != NULL; m = m->next) {
+	for (m = c->mats; m != NULL && store != NULL; m = m->next) {
 		if (!m->pending || strcmp(m->store, store) != 0)
 			continue;
 		searched = true;
@@ -466,7 +453,7 @@ row_mat(struct store *st, sqlite3_stmt *stmt)
 		found = found != NULL ? found : m;
 	}
 	if (found == NULL && searched && bytes % 4 != 0)
-		warn_bad_blob(st, store, sqlite3_column_int64(stmt, 0));
+		warn_bad_blob(c, store, sqlite3_column_int64(stmt, 0));
 	return found;
 }
 
@@ -546,7 +533,7 @@ insert_late(struct store *st, const struct late *late, size_t nlate,
  * half-updated and the caller drops the cache.
  */
 static int
-cache_refresh(struct store *st, struct err *err)
+cache_refresh(struct store *st, struct store_cache *c, struct err *err)
 {
 	struct store_mat	*m;
 	struct late		*late = NULL;
@@ -556,7 +543,7 @@ cache_refresh(struct store *st, struct err *err)
 	float			*tmp;
 	int			 step, rc = -1, dim = 0;
 
-	for (m = st->cache->mats; m != NULL; m = m->next) {
+	for (m = c->mats; m != NULL; m = m->next) {
 		if (!m->pending)
 			continue;
 		mat_own(m);
@@ -576,7 +563,7 @@ cache_refresh(struct store *st, struct err *err)
 	    "embedding, store, model FROM entries ORDER BY rowid", err) != 0)
 		goto out;
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if ((m = row_mat(st, stmt)) == NULL)
+		if ((m = row_mat(c, stmt)) == NULL)
 			continue;
 		rowid = sqlite3_column_int64(stmt, 0);
 		while (m->cur < m->old_n && m->rowid[m->cur] < rowid)
@@ -595,16 +582,16 @@ cache_refresh(struct store *st, struct err *err)
 		store_fail(st, err, "cannot read embeddings");
 		goto out;
 	}
-	for (m = st->cache->mats; m != NULL; m = m->next)
+	for (m = c->mats; m != NULL; m = m->next)
 		if (m->pending)
 			mat_sweep(m);
 	if (insert_late(st, late, nlate, tmp, err) != 0)
 		goto out;
-	for (m = st->cache->mats; m != NULL; m = m->next) {
+	for (m = c->mats; m != NULL; m = m->next) {
 		m->stats = m->stats || m->pending;
 		m->pending = false;
 	}
-	cache_changed(st->cache);
+	cache_changed(c);
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
@@ -621,10 +608,8 @@ out:
  * a write to another table).
  */
 static void
-txn_key(struct store *st)
+txn_key(struct store *st, struct store_cache *c)
 {
-	struct store_cache	*c = st->cache;
-
 	c->txn_key_ok = store_sidecar_key(st, &c->txn_key) == 0;
 	c->txn_key_read = true;
 }
@@ -639,15 +624,14 @@ key_unmoved(const struct store_cache *c)
 /* Invariant 1: drop what a rollback invalidated; mark every matrix for
  * refreshing if anyone else wrote entries since we looked. */
 static int
-cache_validate(struct store *st, struct err *err)
+cache_validate(struct store *st, struct store_cache *c, struct err *err)
 {
-	struct store_cache	*c = st->cache;
 	struct store_mat	*m;
 	int			 dv;
 	bool			 moved;
 
 	if (c->invalid) {
-		cache_drop(c);
+		store_cache_drop(c);
 		c->invalid = false;
 	}
 	if (data_version(st, &dv, err) != 0)
@@ -655,7 +639,7 @@ cache_validate(struct store *st, struct err *err)
 	moved = dv != c->data_version || c->stale;
 	c->txn_key_read = false;
 	if (moved || c->mats == NULL)
-		txn_key(st);
+		txn_key(st, c);
 	if (moved && (c->stale || !key_unmoved(c)))
 		for (m = c->mats; m != NULL; m = m->next)
 			m->pending = true;
@@ -686,8 +670,9 @@ entries_count(struct store *st)
 	return n;
 }
 
-struct store_mat *
-store_mat_new(struct store_cache *c, const char *store, int dim)
+/* A new empty matrix of (store, dim), linked in; nothing reserved. */
+static struct store_mat *
+mat_new(struct store_cache *c, const char *store, int dim)
 {
 	struct store_mat	*m = xcalloc(1, sizeof(*m));
 
@@ -700,34 +685,179 @@ store_mat_new(struct store_cache *c, const char *store, int dim)
 
 /* The matrix of (store, dim); a new one is empty and pending. */
 static struct store_mat *
-mat_get(struct store *st, const char *store, int dim)
+mat_get(struct store *st, struct store_cache *c, const char *store, int dim)
 {
 	struct store_mat	*m;
 
-	for (m = st->cache->mats; m != NULL; m = m->next)
+	for (m = c->mats; m != NULL; m = m->next)
 		if (m->dim == dim && strcmp(m->store, store) == 0)
 			return m;
-	m = store_mat_new(st->cache, store, dim);
+	m = mat_new(c, store, dim);
 	m->pending = true;
 	mat_reserve(m, 2 * entries_count(st) + 64);
 	return m;
 }
 
+/* ---- The vector file (invariant 2) --------------------------------------- */
+
+/* A borrowed matrix over section s (its branch array moves to it). */
+static struct store_mat *
+borrow(struct store_cache *c, int dim, struct vecfile_section *s)
+{
+	struct store_mat	*m = mat_new(c, s->store, dim);
+	size_t			 i;
+
+	m->borrowed = true;
+	m->n = m->cap = s->n;
+	m->c = (signed char *)(uintptr_t)s->c;
+	m->k = (float *)(uintptr_t)s->k;
+	m->e = (float *)(uintptr_t)s->e;
+	m->rowid = (sqlite3_int64 *)(uintptr_t)s->rowid;
+	m->sig = (uint64_t *)(uintptr_t)s->sig;
+	m->flags = (unsigned char *)(uintptr_t)s->flags;
+	m->branch = (char **)(uintptr_t)s->branch;
+	s->branch = NULL;
+	m->stats = true;
+	m->nother = s->nother;
+	m->tags = xcalloc(s->ntags + 1, sizeof(*m->tags));
+	for (m->ntags = 0, i = 0; i < s->ntags; i++)
+		m->tags[m->ntags++] = (struct mat_tag){ s->tags[i].tag == NULL ?
+		    NULL : xstrdup(s->tags[i].tag), s->tags[i].count };
+	return m;
+}
+
+/* Borrow matrices of dim from the vector file: as they are when its key
+ * is txn_key, pending a refresh when it is older; nothing when there is
+ * no file, or it does not parse or is of another dimension. */
+static void
+file_load(struct store *st, struct store_cache *c, int dim)
+{
+	struct vecfile	vf;
+	size_t		i;
+	bool		current;
+
+	_Static_assert(sizeof(sqlite3_int64) == sizeof(int64_t), "rowids");
+	if (store_sidecar_read(st, dim, &c->txn_key, &c->map, &vf,
+	    &current) != 0)
+		return;
+	for (i = 0; i < vf.nsec; i++)
+		borrow(c, dim, &vf.sec[i])->pending = !current;
+	if (current) {
+		c->key = vf.key;
+		c->key_ok = true;
+	}
+	vecfile_release(&vf);
+}
+
+/* Section views of the matrices of dim whose stats are exact. */
+static struct vecfile_section *
+sections(struct store_cache *c, int dim, size_t *n)
+{
+	struct vecfile_section	*s = NULL;
+	struct vecfile_tag	*t;
+	struct store_mat	*m;
+	size_t			 i;
+
+	*n = 0;
+	for (m = c->mats; m != NULL; m = m->next) {
+		if (m->dim != dim || !m->stats || m->pending)
+			continue;
+		s = xreallocarray(s, *n + 1, sizeof(*s));
+		t = xcalloc(m->ntags + 1, sizeof(*t));
+		for (i = 0; i < m->ntags; i++)
+			t[i] = (struct vecfile_tag){ m->tags[i].tag,
+			    m->tags[i].count };
+		s[(*n)++] = (struct vecfile_section){ m->store, m->n, m->c,
+		    m->k, m->e, (const int64_t *)(const void *)m->rowid,
+		    m->sig, m->flags, (const char *const *)m->branch,
+		    m->nother, t, m->ntags };
+	}
+	return s;
+}
+
+void
+store_cache_save(struct store *st, int dim)
+{
+	struct store_cache	*c = cache_of(st);
+	struct vecfile_section	*s;
+	size_t			 n, i;
+
+	if (!c->key_ok)
+		return;
+	s = sections(c, dim, &n);
+	store_sidecar_write(st, &c->key, dim, s, n);
+	for (i = 0; i < n; i++)
+		free((void *)(uintptr_t)s[i].tags);
+	free(s);
+}
+
+/* ---- What a search reads ------------------------------------------------- */
+
+int
+store_cache_mats(struct store *st, const struct store_query *q,
+    struct store_mat **mats, size_t *nout, struct err *err)
+{
+	struct store_cache	*c = cache_of(st);
+	struct store_mat	*m;
+	size_t			 i, j, n = 0;
+	bool			 cold = false, pending = false;
+
+	*nout = 0;
+	if (cache_validate(st, c, err) != 0)
+		return -1;
+	if (!c->file_tried && c->mats == NULL) {
+		cold = c->file_tried = true;
+		if (c->txn_key_ok)
+			file_load(st, c, q->dim);
+	}
+	for (i = 0; i < q->nstores; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(q->stores[i], q->stores[j]) == 0)
+				break;
+		if (j < i)
+			continue;
+		mats[n++] = mat_get(st, c, q->stores[i], q->dim);
+	}
+	for (m = c->mats; m != NULL && !pending; m = m->next)
+		pending = m->pending;
+	if (pending && !c->txn_key_read)
+		txn_key(st, c);
+	if (cache_refresh(st, c, err) != 0) {
+		store_cache_drop(c);
+		return -1;
+	}
+	if (pending) {
+		c->key = c->txn_key;
+		c->key_ok = c->txn_key_ok;
+		/* a cold process that had to read the table saves what it
+		 * read, for the next one (in its own snapshot only) */
+		c->file_save = cold && c->key_ok && c->reading;
+	}
+	*nout = n;
+	return 0;
+}
+
+/* ---- Our own writes (invariant 1) ---------------------------------------- */
+
 /* The cache to patch after one of our writes, or NULL. */
 static struct store_cache *
 cache_patchable(struct store *st)
 {
-	if (st->cache == NULL)
+	struct store_cache	*c = cache_of(st);
+
+	if (c == NULL)
 		return NULL;
-	cache_get(st);
-	return st->cache->invalid ? NULL : st->cache;
+	store_cache_get(st);
+	return c->invalid ? NULL : c;
 }
 
 void
 store_cache_expect(struct store *st, bool on)
 {
-	if (st->cache != NULL)
-		st->cache->expect = on;
+	struct store_cache	*c = cache_of(st);
+
+	if (c != NULL)
+		c->expect = on;
 }
 
 void
@@ -757,7 +887,7 @@ store_cache_put(struct store *st, const char *store, sqlite3_int64 rowid,
 		if (!found)
 			mat_open(m, pos, rowid);
 		quantise(m, pos, vec);
-		blob = store_blob_encode(vec, (size_t)dim, &scratch);
+		blob = vector_encode(vec, (size_t)dim, &scratch);
 		m->sig[pos] = blob_sig(blob, (size_t)dim * 4);
 		row_attrs(m, pos, archived, branch);
 	}
@@ -783,665 +913,14 @@ store_cache_remove(struct store *st, const char *store, sqlite3_int64 rowid)
 	cache_changed(c);
 }
 
-/*
- * Dot products of the float query with each int8 row. The AVX-512 and
- * AVX2 versions widen 16 or 8 int8 at a time to floats (GCC scalarises
- * that conversion when written with vector extensions) and are chosen at
- * run time; the plain loop is for other machines. The order of the sums
- * differs between them, which ROUNDING_ERR allows for.
- */
-static void
-dot_rows_plain(const float *q, const signed char *m, size_t n, int dim,
-    float *out)
-{
-	size_t	r;
-	int	i;
-	float	s;
 
-	for (r = 0; r < n; r++, m += dim) {
-		s = 0;
-		for (i = 0; i < dim; i++)
-			s += q[i] * m[i];
-		out[r] = s;
-	}
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-__attribute__((target("avx2,fma")))
-static void
-dot_rows_avx2(const float *q, const signed char *m, size_t n, int dim,
-    float *out)
-{
-	size_t	r;
-	int	i;
-	__m256	a0, a1, y0, y1;
-	__m128	h;
-	float	s;
-
-	for (r = 0; r < n; r++, m += dim) {
-		a0 = _mm256_setzero_ps();
-		a1 = _mm256_setzero_ps();
-		for (i = 0; i + 16 <= dim; i += 16) {
-			y0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-			    _mm_loadl_epi64((const __m128i *)(m + i))));
-			y1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-			    _mm_loadl_epi64((const __m128i *)(m + i + 8))));
-			a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), y0,
-			    a0);
-			a1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i + 8), y1,
-			    a1);
-		}
-		a0 = _mm256_add_ps(a0, a1);
-		h = _mm_add_ps(_mm256_castps256_ps128(a0),
-		    _mm256_extractf128_ps(a0, 1));
-		h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-		h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-		s = _mm_cvtss_f32(h);
-		for (; i < dim; i++)
-			s += q[i] * m[i];
-		out[r] = s;
-	}
-}
-
-/* Half the instructions of the AVX2 loop: 100,000 rows took 4 ms. */
-__attribute__((target("avx512f")))
-static void
-dot_rows_avx512(const float *q, const signed char *m, size_t n, int dim,
-    float *out)
-{
-	size_t	r;
-	int	i;
-	__m512	a0, a1, y0, y1;
-	float	s;
-
-	for (r = 0; r < n; r++, m += dim) {
-		a0 = _mm512_setzero_ps();
-		a1 = _mm512_setzero_ps();
-		for (i = 0; i + 32 <= dim; i += 32) {
-			y0 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-			    _mm_loadu_si128((const __m128i *)(m + i))));
-			y1 = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
-			    _mm_loadu_si128((const __m128i *)(m + i + 16))));
-			a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), y0, a0);
-			a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 16), y1,
-			    a1);
-		}
-		s = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
-		for (; i < dim; i++)
-			s += q[i] * m[i];
-		out[r] = s;
-	}
-}
-
-static void
-dot_rows(const float *q, const signed char *m, size_t n, int dim, float *out)
-{
-	if (__builtin_cpu_supports("avx512f"))
-		dot_rows_avx512(q, m, n, dim, out);
-	else if (__builtin_cpu_supports("avx2") &&
-	    __builtin_cpu_supports("fma"))
-		dot_rows_avx2(q, m, n, dim, out);
-	else
-		dot_rows_plain(q, m, n, dim, out);
-}
-#else
-#define dot_rows	dot_rows_plain
-#endif
-
-/*
- * From this many rows a second thread scans half of them: the scan is
- * bound by memory bandwidth, which a second core adds to (100,000 rows:
- * 3.7 ms on one thread), and a thread costs ~0.1 ms to start.
- */
-#define DOT_MT_ROWS	32768
-
-struct dot_half {
-	const float		*q;
-	const signed char	*m;
-	size_t			 n;
-	int			 dim;
-	float			*out;
-};
-
-static void *
-dot_half_main(void *arg)
-{
-	struct dot_half	*h = arg;
-
-	dot_rows(h->q, h->m, h->n, h->dim, h->out);
-	return NULL;
-}
-
-/* dot_rows, on two threads for large stores (one if the second fails). */
-static void
-dot_rows_split(const float *q, const signed char *m, size_t n, int dim,
-    float *out)
-{
-	struct dot_half	 h;
-	pthread_t	 tid;
-	size_t		 half = n / 2;
-
-	if (n < DOT_MT_ROWS || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		dot_rows(q, m, n, dim, out);
-		return;
-	}
-	h = (struct dot_half){ q, m + half * (size_t)dim, n - half, dim,
-	    out + half };
-	if (pthread_create(&tid, NULL, dot_half_main, &h) != 0) {
-		dot_rows(q, m, n, dim, out);
-		return;
-	}
-	dot_rows(q, m, half, dim, out);
-	pthread_join(tid, NULL);
-}
-
-/* §5.1 exactly: double accumulation, 0 for a zero denominator. */
-static double
-cosine_exact(const float *q, double qnorm, const float *row, double rnorm,
-    int dim)
-{
-	double	dot = 0;
-	int	i;
-
-	if (qnorm == 0 || rnorm == 0)
-		return 0;
-	for (i = 0; i < dim; i++)
-		dot += (double)q[i] * (double)row[i];
-	return dot / (qnorm * rnorm);
-}
-
-/*
- * How far row i's approximate cosine k * dot(q, c) / |q| may be from the
- * exact one: quantisation moves the dot by at most (s / 2) * |q|_1, i.e.
- * e * q1 in cosine units (q1 = |q|_1 / |q|); float rounding of a dim-term
- * dot errs by about dim * 2^-24 of |q||b|, and dim * 2^-20 covers it with
- * room to spare.
- */
-#define ROUNDING_ERR(dim)	((double)(dim) / 1048576 + 1e-6)
-
-static double
-row_err(const struct store_mat *m, size_t i, double q1)
-{
-	return (double)m->e[i] * q1 + ROUNDING_ERR(m->dim);
-}
-
-/* One store's cached rows as a query sees them. */
-struct qmat {
-	struct store_mat	*m;
-	float			*approx;	/* borrowed; NAN: ineligible */
-	sqlite3_int64		 excl;		/* exclude_slug's rowid */
-	bool			 has_excl;
-};
-
-/* A row in the band around the cut: its upper bound, then exact score. */
-struct cand {
-	struct store_mat	*m;
-	size_t			 i;
-	double			 upper, score, key;
-};
-
-/* Min-heap of the `k` best values pushed. */
-struct topk {
-	double	*v;	/* owned */
-	size_t	 n, k;
-};
-
-static void
-topk_push(struct topk *t, double s)
-{
-	size_t	i, c;
-
-	if (t->n < t->k) {
-		for (i = t->n++; i > 0 && t->v[(i - 1) / 2] > s;
-		    i = (i - 1) / 2)
-			t->v[i] = t->v[(i - 1) / 2];
-		t->v[i] = s;
-		return;
-	}
-	if (s <= t->v[0])
-		return;
-	for (i = 0; (c = 2 * i + 1) < t->n; i = c) {
-		if (c + 1 < t->n && t->v[c + 1] < t->v[c])
-			c++;
-		if (t->v[c] >= s)
-			break;
-		t->v[i] = t->v[c];
-	}
-	t->v[i] = s;
-}
-
-static bool
-row_eligible(const struct store_query *q, const struct qmat *qm, size_t i)
-{
-	const struct store_mat	*m = qm->m;
-
-	if (!q->include_archived && (m->flags[i] & ROW_ARCHIVED))
-		return false;
-	if (q->branch != NULL && *q->branch != '\0' && m->branch[i] != NULL &&
-	    strcmp(m->branch[i], q->branch) != 0)
-		return false;
-	return !qm->has_excl || m->rowid[i] != qm->excl;
-}
-
-static sqlite3_int64
-cand_rowid(const struct cand *c)
-{
-	return c->m->rowid[c->i];
-}
-
-/* Descending by x, then table order (invariant 4). */
-static int
-cand_order(double x, double y, const struct cand *a, const struct cand *b)
-{
-	if (x != y)
-		return x > y ? -1 : 1;
-	return cand_rowid(a) < cand_rowid(b) ? -1 :
-	    cand_rowid(a) > cand_rowid(b);
-}
-
-/* Final order: by key. */
-static int
-cand_cmp(const void *pa, const void *pb)
-{
-	const struct cand	*a = pa, *b = pb;
-
-	return cand_order(a->key, b->key, a, b);
-}
-
-/* Rescoring order: most promising first. */
-static int
-cand_cmp_upper(const void *pa, const void *pb)
-{
-	const struct cand	*a = pa, *b = pb;
-
-	return cand_order(a->upper, b->upper, a, b);
-}
-
-/* exclude_slug's rowid in qm's store (find_similar, §5.4). */
-static int
-exclude_rowid(struct store *st, const char *slug, struct qmat *qm,
-    struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 step;
-
-	if (store_prepare(st, &stmt, "SELECT rowid FROM entries "
-	    "WHERE slug = ? AND store = ?", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, slug, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, qm->m->store, -1, SQLITE_STATIC);
-	step = sqlite3_step(stmt);
-	if (step == SQLITE_ROW) {
-		qm->excl = sqlite3_column_int64(stmt, 0);
-		qm->has_excl = true;
-	}
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read memory");
-	return 0;
-}
-
-/* The query's distinct stores' matrices of its dimension. */
-static int
-query_mats(struct store *st, const struct store_query *q,
-    struct qmat **out, size_t *nout, struct err *err)
-{
-	struct store_cache	*c = st->cache;
-	struct store_mat	*m;
-	struct qmat		*qm;
-	size_t			 i, j, n = 0;
-	bool			 cold = false, pending = false;
-
-	qm = xcalloc(q->nstores + 1, sizeof(*qm));
-	*out = qm;
-	*nout = 0;
-	if (!c->file_tried && c->mats == NULL) {
-		cold = c->file_tried = true;
-		if (c->txn_key_ok)
-			store_sidecar_load(st, q->dim);
-	}
-	for (i = 0; i < q->nstores; i++) {
-		for (j = 0; j < i; j++)
-			if (strcmp(q->stores[i], q->stores[j]) == 0)
-				break;
-		if (j < i)
-			continue;
-		qm[n++].m = mat_get(st, q->stores[i], q->dim);
-	}
-	for (m = c->mats; m != NULL && !pending; m = m->next)
-		pending = m->pending;
-	if (pending && !c->txn_key_read)
-		txn_key(st);
-	if (cache_refresh(st, err) != 0) {
-		cache_drop(st->cache);
-		return -1;
-	}
-	if (pending) {
-		c->key = c->txn_key;
-		c->key_ok = c->txn_key_ok;
-		/* a cold process that had to read the table saves what it
-		 * read, for the next one (in its own snapshot only) */
-		c->file_save = cold && c->key_ok && c->reading;
-	}
-	for (i = 0; i < n; i++)
-		if (q->exclude_slug != NULL && exclude_rowid(st,
-		    q->exclude_slug, &qm[i], err) != 0)
-			return -1;
-	*nout = n;
-	return 0;
-}
-
-/*
- * The approximate pass: each matrix's approx gets every row's approximate
- * cosine (NAN for ineligible rows); the return is the limit-th best lower
- * bound of an exact score, below which no row can make the cut.
- */
-static double
-approx_scores(const struct store_query *q, double qnorm, double q1,
-    struct qmat *qm, size_t nqm)
-{
-	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(double)), 0,
-			    (size_t)q->limit };
-	struct store_mat *m;
-	size_t		 k, i;
-	double		 kth;
-	float		*a;
-
-	for (k = 0; k < nqm; k++) {
-		m = qm[k].m;
-		a = qm[k].approx;
-		dot_rows_split(q->vec, m->c, m->n, q->dim, a);
-		for (i = 0; i < m->n; i++) {
-			if (!row_eligible(q, &qm[k], i)) {
-				a[i] = NAN;
-				continue;
-			}
-			a[i] = qnorm == 0 ? 0 : (float)(m->k[i] * a[i] / qnorm);
-			topk_push(&t, a[i] - row_err(m, i, q1));
-		}
-	}
-	kth = t.n < t.k ? -INFINITY : t.v[0];
-	free(t.v);
-	return kth;
-}
-
-/* The rows whose upper bound reaches the cut, most promising first. */
-static void
-band_collect(const struct store_query *q, double q1, struct qmat *qm,
-    size_t nqm, double kth, struct cand **out, size_t *nout)
-{
-	/* round3 ranking: a score within a rounding step of the cut ties */
-	double		 floor_ = fmax(kth - (q->rank_round3 ? 1e-3 : 0),
-			    q->min_score);
-	struct cand	*c = NULL;
-	size_t		 n = 0, cap = 0, k, i;
-	struct store_mat *m;
-	double		 upper;
-
-	for (k = 0; k < nqm; k++) {
-		m = qm[k].m;
-		for (i = 0; i < m->n; i++) {
-			if (isnan(qm[k].approx[i]))
-				continue;
-			upper = qm[k].approx[i] + row_err(m, i, q1);
-			if (upper < floor_)
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 32;
-				c = xreallocarray(c, cap, sizeof(*c));
-			}
-			c[n++] = (struct cand){ m, i, upper, 0, 0 };
-		}
-	}
-	if (n > 0)
-		qsort(c, n, sizeof(*c), cand_cmp_upper);
-	*out = c;
-	*nout = n;
-}
-
-/*
- * The exact pass (invariant 3): score candidates from their BLOBs, best
- * upper bound first, until the next one cannot reach the limit-th key
- * (a round3 key may exceed its score by half a step). c[0 .. *nc) are
- * left scored and in final order.
- */
-static int
-rescore(struct store *st, const struct store_query *q, double qnorm,
-    struct cand *c, size_t *nc, struct err *err)
-{
-	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(double)), 0,
-			    (size_t)q->limit };
-	sqlite3_stmt	*stmt = NULL;
-	float		*row = xcalloc((size_t)q->dim, sizeof(float));
-	const void	*blob;
-	size_t		 j, n = 0;
-	double		 s;
-	int		 step, rc = -1;
-
-	if (store_prepare(st, &stmt, "SELECT embedding FROM entries "
-	    "WHERE rowid = ?", err) != 0)
-		goto out;
-	for (j = 0; j < *nc; j++) {
-		if (t.n == t.k && c[j].upper + (q->rank_round3 ? 1e-3 : 0) <
-		    t.v[0])
-			break;
-		sqlite3_reset(stmt);
-		sqlite3_bind_int64(stmt, 1, cand_rowid(&c[j]));
-		if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
-			if (step == SQLITE_DONE)
-				continue;	/* invariant 2: cannot happen */
-			store_fail(st, err, "cannot read embeddings");
-			goto out;
-		}
-		blob = sqlite3_column_blob(stmt, 0);
-		if (sqlite3_column_bytes(stmt, 0) != q->dim * 4)
-			continue;		/* invariant 2: cannot happen */
-		store_blob_decode(blob, (size_t)q->dim, row);
-		s = cosine_exact(q->vec, qnorm, row, norm_of(row, q->dim),
-		    q->dim);
-		if (isnan(s) || s < q->min_score)
-			continue;
-		c[n] = c[j];
-		c[n].score = s;
-		c[n].key = q->rank_round3 ? num_round3(s) : s;
-		topk_push(&t, c[n++].key);
-	}
-	if (n > 0)
-		qsort(c, n, sizeof(*c), cand_cmp);
-	*nc = n;
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	free(row);
-	free(t.v);
-	return rc;
-}
-
-static int
-fetch_hit(struct store *st, sqlite3_stmt *stmt, sqlite3_int64 rowid,
-    double score, struct store_hits *hits, struct err *err)
-{
-	int	step;
-
-	sqlite3_reset(stmt);
-	sqlite3_bind_int64(stmt, 1, rowid);
-	step = sqlite3_step(stmt);
-	if (step == SQLITE_DONE)
-		return 0;	/* invariant 2: cannot happen */
-	if (step != SQLITE_ROW)
-		return store_fail(st, err, "cannot read memory");
-	store_entry_read(stmt, 0, &hits->v[hits->n].e);
-	hits->v[hits->n++].score = score;
-	return 0;
-}
-
-/* One score slot per row of every matrix, reusing the cache's buffer so a
- * warm query touches no fresh pages. */
-static void
-scratch_split(struct store_cache *c, struct qmat *qm, size_t nqm)
-{
-	size_t	k, total = 0;
-
-	for (k = 0; k < nqm; k++)
-		total += qm[k].m->n;
-	if (total + 1 > c->scratch_cap) {
-		free(c->scratch);
-		c->scratch_cap = total + 1;
-		c->scratch = xcalloc(c->scratch_cap, sizeof(float));
-	}
-	for (k = 0, total = 0; k < nqm; k++) {
-		qm[k].approx = c->scratch + total;
-		total += qm[k].m->n;
-	}
-}
-
-/*
- * Each probe's rank among the eligible rows by their int8-pass scores:
- * 1 + how many score above it, read off a histogram of those scores in
- * PROBE_BINS bins over [-1, 1] (one pass, a counter per row, no BLOB
- * read: a binary search per row over the probes cost as much as the int8
- * pass itself). Rows in the probe's own bin count half. The int8 scores
- * and the bins are estimates; past the rows the search returns, a few
- * hundred rows either way move a reciprocal rank by less than 1/160^2.
- */
-#define PROBE_BINS	8192
-
-static size_t
-probe_bin(double a)
-{
-	double	b = (a + 1) * (PROBE_BINS / 2);
-
-	return b <= 0 ? 0 : b >= PROBE_BINS - 1 ? PROBE_BINS - 1 : (size_t)b;
-}
-
-static void
-probe_ranks(const struct qmat *qm, size_t nqm, struct store_probe *p,
-    size_t np)
-{
-	uint32_t	*cnt = xcalloc(PROBE_BINS, sizeof(*cnt));
-	uint32_t	*above = xcalloc(PROBE_BINS, sizeof(*above));
-	size_t		 k, i, b;
-	float		 a;
-
-	for (k = 0; k < nqm; k++)
-		for (i = 0; i < qm[k].m->n; i++)
-			if (!isnan(a = qm[k].approx[i]))
-				cnt[probe_bin(a)]++;
-	for (b = PROBE_BINS - 1; b-- > 0; )
-		above[b] = above[b + 1] + cnt[b + 1];
-	for (i = 0; i < np; i++) {
-		b = probe_bin(p[i].score);
-		p[i].rank = 1 + above[b] + cnt[b] / 2;
-	}
-	free(above);
-	free(cnt);
-}
-
-/* store_search inside its snapshot (invariant 2). */
-static int
-search_snapshot(struct store *st, const struct store_query *q,
-    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
-    struct err *err)
-{
-	struct qmat	*qm = NULL;
-	struct cand	*c = NULL;
-	sqlite3_stmt	*stmt = NULL;
-	size_t		 nqm = 0, nc = 0, i;
-	double		 qnorm, q1 = 0;
-	int		 rc = -1;
-
-	if (cache_validate(st, err) != 0 ||
-	    query_mats(st, q, &qm, &nqm, err) != 0)
-		goto out;
-	qnorm = norm_of(q->vec, q->dim);
-	for (i = 0; i < (size_t)q->dim; i++)
-		q1 += fabs((double)q->vec[i]);
-	q1 = qnorm == 0 ? 0 : q1 / qnorm;
-	scratch_split(st->cache, qm, nqm);
-	band_collect(q, q1, qm, nqm, approx_scores(q, qnorm, q1, qm, nqm),
-	    &c, &nc);
-	if (nprobe > 0)
-		probe_ranks(qm, nqm, probe, nprobe);
-	if (rescore(st, q, qnorm, c, &nc, err) != 0)
-		goto out;
-	if (nc > (size_t)q->limit)
-		nc = (size_t)q->limit;
-	if (nc == 0) {
-		rc = 0;
-		goto out;
-	}
-	if (store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
-	    " FROM entries WHERE rowid = ?", err) != 0)
-		goto out;
-	hits->v = xcalloc(nc, sizeof(*hits->v));
-	for (i = 0; i < nc; i++) {
-		if (fetch_hit(st, stmt, cand_rowid(&c[i]), c[i].score, hits,
-		    err) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	free(qm);
-	free(c);
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
-int
-store_vector_search(struct store *st, const struct store_query *q,
-    struct store_hits *hits, struct err *err)
-{
-	return store_vector_probe(st, q, NULL, 0, hits, err);
-}
-
-int
-store_vector_probe(struct store *st, const struct store_query *q,
-    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
-    struct err *err)
-{
-	struct store_cache	*c;
-	bool			 began = false;
-	int			 rc;
-
-	memset(hits, 0, sizeof(*hits));
-	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
-		return 0;
-	c = cache_get(st);
-	if (sqlite3_get_autocommit(st->db)) {
-		if (store_exec(st, "BEGIN", err) != 0)
-			return -1;
-		began = c->reading = true;
-	}
-	rc = search_snapshot(st, q, probe, nprobe, hits, err);
-	if (c->map != NULL && !mapguard_intact(c->guard)) {
-		/* the vector file was cut under us: what it gave is zeros */
-		log_debug("store:vecfile", "vector file cut while mapped; "
-		    "searching the table");
-		store_hits_release(hits);
-		cache_drop(c);
-		rc = search_snapshot(st, q, probe, nprobe, hits, err);
-	}
-	if (began) {
-		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)
-			rc = -1;
-		store_rollback(st);
-		c->reading = false;
-	}
-	if (c->file_save) {
-		c->file_save = false;
-		if (rc == 0)
-			store_sidecar_save(st, q->dim);
-	}
-	return rc;
-}
+/* ---- Counts for store_space.c -------------------------------------------- */
 
 bool
 store_cache_other_space(struct store *st, const char *store,
     const struct store_space *sp, long long *n)
 {
-	struct store_cache	*c = st->cache;
+	struct store_cache	*c = cache_of(st);
 	struct store_mat	*m;
 	struct err		 ignored;
 	size_t			 i;
@@ -1465,152 +944,3 @@ store_cache_other_space(struct store *st, const char *store,
 	return false;
 }
 
-void
-store_hits_release(struct store_hits *hits)
-{
-	size_t	i;
-
-	for (i = 0; i < hits->n; i++)
-		store_entry_release(&hits->v[i].e);
-	free(hits->v);
-	memset(hits, 0, sizeof(*hits));
-}
-
-int
-store_stamp_recall(struct store *st, const struct store_hits *hits,
-    const char *now, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	struct sbuf	 sql = SBUF_INIT;
-	size_t		 i;
-	int		 step;
-	int		 rc = -1;
-
-	if (hits->n == 0)
-		return 0;
-	/*
-	 * §5.3's "(store, slug) IN (VALUES ...)" scans the whole table (SQLite
-	 * uses no index for a row-value IN list); the same rows as an OR of
-	 * primary-key equalities are found through the key.
-	 */
-	sbuf_adds(&sql, "UPDATE entries SET recall_count = recall_count + 1, "
-	    "last_recalled_at = ? WHERE ");
-	for (i = 0; i < hits->n; i++)
-		sbuf_adds(&sql, i == 0 ? "(store = ? AND slug = ?)" :
-		    " OR (store = ? AND slug = ?)");
-	/*
-	 * Telemetry is not worth an fsync per recall: this one statement runs
-	 * with synchronous=NORMAL (safe in WAL mode; a power cut may lose the
-	 * stamp, never the database). Per connection, invisible to others.
-	 */
-	if (store_exec(st, "PRAGMA synchronous = NORMAL", err) != 0 ||
-	    store_prepare(st, &stmt, sql.buf, err) != 0)
-		goto out;
-	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_STATIC);
-	for (i = 0; i < hits->n; i++) {
-		sqlite3_bind_text(stmt, (int)(2 * i + 2), hits->v[i].e.store,
-		    -1, SQLITE_STATIC);
-		sqlite3_bind_text(stmt, (int)(2 * i + 3), hits->v[i].e.slug,
-		    -1, SQLITE_STATIC);
-	}
-	/* Invariant 1: telemetry moves no vector; the cache stays valid */
-	store_cache_expect(st, true);
-	step = sqlite3_step(stmt);
-	store_cache_expect(st, false);
-	if (step != SQLITE_DONE) {
-		store_fail(st, err, "recall not recorded");
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
-	sbuf_release(&sql);
-	return rc;
-}
-
-void
-store_matrix_release(struct store_matrix *mx)
-{
-	size_t	i;
-
-	for (i = 0; i < mx->n; i++) {
-		free(mx->slugs[i]);
-		free(mx->labels[i]);
-	}
-	free(mx->slugs);
-	free(mx->labels);
-	free(mx->v);
-	memset(mx, 0, sizeof(*mx));
-}
-
-/* dim 0: the most common whole-float dimension of the eligible rows. */
-static int
-common_dim(struct store *st, const char *store, bool include_archived,
-    int *dim, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 step;
-
-	if (store_prepare(st, &stmt, include_archived ?
-	    "SELECT length(embedding) / 4 AS d FROM entries WHERE store = ? "
-	    "AND embedding IS NOT NULL AND length(embedding) % 4 = 0 "
-	    "GROUP BY d ORDER BY COUNT(*) DESC, d DESC LIMIT 1" :
-	    "SELECT length(embedding) / 4 AS d FROM entries WHERE store = ? "
-	    "AND embedding IS NOT NULL AND length(embedding) % 4 = 0 "
-	    "AND archived = 0 "
-	    "GROUP BY d ORDER BY COUNT(*) DESC, d DESC LIMIT 1", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	step = sqlite3_step(stmt);
-	*dim = step == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : 0;
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read embeddings");
-	return 0;
-}
-
-int
-store_vectors(struct store *st, const char *store, int dim,
-    bool include_archived, struct store_matrix *mx, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	size_t		 cap = 0;
-	int		 step;
-
-	memset(mx, 0, sizeof(*mx));
-	if (dim == 0 && common_dim(st, store, include_archived, &dim, err) != 0)
-		return -1;
-	mx->dim = dim;
-	if (dim <= 0)
-		return 0;
-	if (store_prepare(st, &stmt, "SELECT slug, label, embedding "
-	    "FROM entries WHERE store = ?1 AND embedding IS NOT NULL "
-	    "AND length(embedding) = ?2 AND (?3 OR archived = 0) "
-	    "ORDER BY slug", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, dim * 4);
-	sqlite3_bind_int(stmt, 3, include_archived);
-	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (mx->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			mx->v = xreallocarray(mx->v, cap, (size_t)dim *
-			    sizeof(float));
-			mx->slugs = xreallocarray(mx->slugs, cap,
-			    sizeof(char *));
-			mx->labels = xreallocarray(mx->labels, cap,
-			    sizeof(char *));
-		}
-		store_blob_decode(sqlite3_column_blob(stmt, 2), (size_t)dim,
-		    mx->v + mx->n * (size_t)dim);
-		mx->slugs[mx->n] = xstrdup((const char *)
-		    sqlite3_column_text(stmt, 0));
-		mx->labels[mx->n++] = xstrdup((const char *)
-		    sqlite3_column_text(stmt, 1));
-	}
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read embeddings");
-	return 0;
-}
