@@ -7,8 +7,8 @@
  * come from a blocked single-precision matrix product (an sgemm over
  * unit-scaled rows, one tile at a time so memory stays small), and only
  * the pairs near the threshold are re-scored exactly.
- *  1. A pair's fate is decided by the exact cosine of §5.1 (double
- *     accumulation, divided by both norms): the float product only rules
+ *  1. A pair's fate is decided by the exact cosine of §5.1 (core/vector.c's
+ *     vector_cosine, as every score): the float product only rules
  *     out pairs more than SCAN_MARGIN below the threshold, far outside its
  *     rounding error (|error| < 1e-5 for unit rows of a few thousand
  *     dimensions), and counts pairs more than SCAN_MARGIN above it.
@@ -24,7 +24,6 @@
  */
 #include "core/dedup.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/vector.h"
 #include "embed/blas.h"
 #include "util/err.h"
 #include "util/num.h"
@@ -50,22 +50,6 @@ struct scan {
 	struct dedup_pair		*pairs;		/* NULL: count only */
 	size_t				 npairs, cap;
 };
-
-static double
-cosine(const float *a, const float *b, int dim)
-{
-	double	dot = 0, na = 0, nb = 0;
-	int	i;
-
-	for (i = 0; i < dim; i++) {
-		dot += (double)a[i] * b[i];
-		na += (double)a[i] * a[i];
-		nb += (double)b[i] * b[i];
-	}
-	if (na == 0 || nb == 0)
-		return 0;
-	return dot / (sqrt(na) * sqrt(nb));
-}
 
 static uint64_t
 pair_key(size_t a, size_t b, size_t n)
@@ -128,6 +112,7 @@ static void
 consider(struct scan *sc, size_t i, size_t j, float approx)
 {
 	const struct store_matrix	*m = sc->m;
+	const float			*a, *b;
 	double				 exact;
 
 	if (approx < sc->threshold - SCAN_MARGIN || has_verdict(sc, i, j))
@@ -136,8 +121,10 @@ consider(struct scan *sc, size_t i, size_t j, float approx)
 		sc->npairs++;
 		return;
 	}
-	exact = cosine(m->v + i * (size_t)m->dim, m->v + j * (size_t)m->dim,
-	    m->dim);
+	a = m->v + i * (size_t)m->dim;
+	b = m->v + j * (size_t)m->dim;
+	exact = vector_cosine(a, vector_norm(a, m->dim), b,
+	    vector_norm(b, m->dim), m->dim);
 	if (exact < sc->threshold)
 		return;
 	if (sc->pairs != NULL) {
@@ -160,10 +147,8 @@ unit_rows(const struct store_matrix *m, float *u)
 	double	norm;
 
 	for (i = 0; i < m->n; i++) {
-		norm = 0;
-		for (j = 0; j < d; j++)
-			norm += (double)m->v[i * d + j] * m->v[i * d + j];
-		norm = norm > 0 ? 1 / sqrt(norm) : 0;
+		norm = vector_norm(m->v + i * d, m->dim);
+		norm = norm > 0 ? 1 / norm : 0;
 		for (j = 0; j < d; j++)
 			u[i * d + j] = (float)(m->v[i * d + j] * norm);
 	}
@@ -229,92 +214,28 @@ pair_worker(void *arg)
 #define SCAN_BLAS_ROWS	2048
 #define SCAN_THREADS	2
 
-static float
-dot_plain(const float *a, const float *b, size_t d)
-{
-	float	s = 0;
-	size_t	k;
-
-	for (k = 0; k < d; k++)
-		s += a[k] * b[k];
-	return s;
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-__attribute__((target("avx2,fma")))
-static float
-hsum_avx2(__m256 v)
-{
-	__m128	h = _mm_add_ps(_mm256_castps256_ps128(v),
-		    _mm256_extractf128_ps(v, 1));
-
-	h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-	h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-	return _mm_cvtss_f32(h);
-}
-
 /*
- * Rows a[0..3] (NR of them valid) against row b: each 8 floats of b are
- * loaded once for four products, which halves the loads a pair costs.
+ * Every pair of a small matrix, without BLAS (|error| as sgemm's): rows
+ * i .. i + 3 at a time against every later row (vector_sdot4 loads each
+ * later row once for four products), a last block of fewer rows one by
+ * one.
  */
-__attribute__((target("avx2,fma")))
 static void
-dot4_avx2(const float *a, size_t d, const float *b, float out[4])
-{
-	__m256	s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, y;
-	size_t	k;
-	int	r;
-
-	for (k = 0; k + 8 <= d; k += 8) {
-		y = _mm256_loadu_ps(b + k);
-		s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), y, s0);
-		s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + d + k), y, s1);
-		s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + 2 * d + k), y, s2);
-		s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + 3 * d + k), y, s3);
-	}
-	out[0] = hsum_avx2(s0);
-	out[1] = hsum_avx2(s1);
-	out[2] = hsum_avx2(s2);
-	out[3] = hsum_avx2(s3);
-	for (; k < d; k++)
-		for (r = 0; r < 4; r++)
-			out[r] += a[r * d + k] * b[k];
-}
-
-/* Rows i .. i + 3 at a time against every later row; a last block of
- * fewer rows goes to the plain loop. */
-__attribute__((target("avx2,fma")))
-static size_t
-scan_small_avx2(struct scan *sc, const float *u)
+scan_small(struct scan *sc, const float *u)
 {
 	size_t	n = sc->m->n, d = (size_t)sc->m->dim, i, j, r;
 	float	dot[4];
 
 	for (i = 0; i + 4 <= n; i += 4)
 		for (j = i + 1; j < n; j++) {
-			dot4_avx2(u + i * d, d, u + j * d, dot);
+			vector_sdot4(u + i * d, d, u + j * d, dot);
 			for (r = 0; r < 4 && i + r < j; r++)
 				consider(sc, i + r, j, dot[r]);
 		}
-	return i;
-}
-#endif
-
-/* Every pair of a small matrix, without BLAS (|error| as sgemm's). */
-static void
-scan_small(struct scan *sc, const float *u)
-{
-	size_t	n = sc->m->n, d = (size_t)sc->m->dim, i = 0, j;
-
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-		i = scan_small_avx2(sc, u);
-#endif
 	for (; i < n; i++)
 		for (j = i + 1; j < n; j++)
-			consider(sc, i, j, dot_plain(u + i * d, u + j * d, d));
+			consider(sc, i, j, vector_sdot(u + i * d, u + j * d,
+			    d));
 }
 
 /* Add src's pairs to dst's. */

@@ -1,9 +1,9 @@
 /*
- * test_fts.c — hybrid recall (store_fts.c): the query's tokens, what the
- * trigram index finds, the fused order, the store/branch/archived rules
- * on the lexical side, writes by another connection (the original), the
- * index built for an existing file, and a read-only file searched by
- * vector alone.
+ * test_fts.c — hybrid recall (store_fts.c, store_search.c): the query's
+ * tokens, what the trigram index finds, the fused order, the
+ * store/branch/archived rules on the lexical side, writes by another
+ * connection (the original), the index built for an existing file, and a
+ * read-only file searched by vector alone.
  */
 #include <stdio.h>
 #include <stdlib.h>

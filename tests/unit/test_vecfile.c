@@ -321,7 +321,7 @@ two_builders_leave_one_whole_file(void)
 
 /*
  * A store big enough that the copied-out matrix is allocated on 2 MiB
- * boundaries (store_search.c, big_regrow): a stale file refreshed from
+ * boundaries (store_cache.c, big_regrow): a stale file refreshed from
  * the table, and a mapped matrix patched by our own write, both copy
  * the rows out of the mapping first.
  */

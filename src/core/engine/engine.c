@@ -12,16 +12,17 @@
  * handed.
  *
  * Invariants:
- *  1. Cosine is accumulated in double, rows whose dimension differs from
- *     the query's are skipped, and a zero norm gives 0 (§0.3).
+ *  1. Cosine is core/vector.c's (accumulated in double), rows whose
+ *     dimension differs from the query's are skipped, and a zero norm
+ *     gives 0 (§0.3).
  *  2. Matcher scores are round3(cosine); thresholds compare the rounded
  *     score (§A7.1), the dedup lookups the raw cosine (§A3).
  *  3. Confidence changes only through one UPDATE that reads the
  *     pre-update counts (§A4), so two processes never lose a signal.
  *  4. Writes that span statements (engine_record, engine_grade) run in
  *     one BEGIN IMMEDIATE transaction, rolled back whole on error.
- *  5. Embeddings are little-endian float32 BLOBs; the engine assumes a
- *     little-endian host (checked at compile time).
+ *  5. Embeddings are little-endian float32 BLOBs on every host
+ *     (core/vector.c encodes and decodes them).
  *  6. Orders are the original's: matchers by score then rowid, items by
  *     score then statement (BINARY), lists by confidence then rowid,
  *     edges by rowid, provenance newest first, at most 10 (§A3).
@@ -40,14 +41,11 @@
 #include <sqlite3.h>
 
 #include "core/store/store.h"
+#include "core/vector.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "engine.c stores float32 BLOBs in host order: little-endian only"
-#endif
 
 #define UUID_LEN	37
 
@@ -292,9 +290,15 @@ engine_item_release(struct engine_item *it)
 static void
 bind_vec(sqlite3_stmt *stmt, int col, const float *vec, int dim)
 {
-	if (vec != NULL)
-		sqlite3_bind_blob(stmt, col, vec, dim * 4, SQLITE_STATIC);
-	else
+	const void	*blob;
+	void		*scratch;
+
+	if (vec != NULL) {
+		/* scratch (a big-endian host's copy) is SQLite's to free */
+		blob = vector_encode(vec, (size_t)dim, &scratch);
+		sqlite3_bind_blob(stmt, col, blob, dim * 4, scratch != NULL ?
+		    free : SQLITE_STATIC);
+	} else
 		sqlite3_bind_null(stmt, col);
 }
 
@@ -415,8 +419,7 @@ cache_load(struct store *st, const struct engine *eng,
 {
 	sqlite3_stmt	*stmt = NULL;
 	struct cached	*r;
-	double		 norm;
-	int		 i, bytes, step, rc = -1;
+	int		 bytes, step, rc = -1;
 
 	if (prep(st, eng, SQL_MATCHER_LOAD, 0, &stmt, err) != 0)
 		goto out;
@@ -439,10 +442,9 @@ cache_load(struct store *st, const struct engine *eng,
 		r->store = column_dup(stmt, 3);
 		r->dim = bytes / 4;
 		r->v = xcalloc(r->dim > 0 ? (size_t)r->dim : 1, sizeof(*r->v));
-		memcpy(r->v, sqlite3_column_blob(stmt, 4), (size_t)bytes);
-		for (norm = 0, i = 0; i < r->dim; i++)
-			norm += (double)r->v[i] * r->v[i];
-		r->norm = sqrt(norm);
+		vector_decode(sqlite3_column_blob(stmt, 4), (size_t)r->dim,
+		    r->v);
+		r->norm = vector_norm(r->v, r->dim);
 	}
 	if (step != SQLITE_DONE) {
 		fail(st, err);
@@ -495,23 +497,7 @@ cache_get(struct store *st, const struct engine *eng, struct err *err)
 static double
 cached_cosine(const struct cached *r, const float *vec, double qnorm)
 {
-	double	dot = 0;
-	int	i;
-
-	for (i = 0; i < r->dim; i++)
-		dot += (double)r->v[i] * vec[i];
-	return r->norm == 0 || qnorm == 0 ? 0 : dot / (r->norm * qnorm);
-}
-
-static double
-norm_of(const float *vec, int dim)
-{
-	double	n = 0;
-	int	i;
-
-	for (i = 0; i < dim; i++)
-		n += (double)vec[i] * vec[i];
-	return sqrt(n);
+	return vector_cosine(vec, qnorm, r->v, r->norm, r->dim);
 }
 
 static bool
@@ -566,7 +552,7 @@ engine_find_matchers(struct store *st, const struct engine *eng,
 	if ((c = cache_get(st, eng, err)) == NULL)
 		return -1;
 	out->v = xcalloc(limit, sizeof(*out->v));
-	qn = norm_of(vec, dim);
+	qn = vector_norm(vec, dim);
 	for (i = 0; i < c->n; i++) {
 		r = &c->rows[i];
 		if (r->dim != dim || !in_stores(r->store, stores, nstores))
@@ -793,8 +779,8 @@ nearest_item_id(struct store *st, const struct engine *eng,
 {
 	sqlite3_stmt	*stmt = NULL;
 	float		*row;
-	double		 qn = norm_of(vec, dim), rn, dot, cos, top = threshold;
-	int		 i, step, rc = -1;
+	double		 qn = vector_norm(vec, dim), cos, top = threshold;
+	int		 step, rc = -1;
 
 	*id = NULL;
 	row = xcalloc(dim > 0 ? (size_t)dim : 1, sizeof(*row));
@@ -803,12 +789,8 @@ nearest_item_id(struct store *st, const struct engine *eng,
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (sqlite3_column_bytes(stmt, 1) != dim * 4)
 			continue;
-		memcpy(row, sqlite3_column_blob(stmt, 1), (size_t)dim * 4);
-		for (dot = rn = 0, i = 0; i < dim; i++) {
-			dot += (double)row[i] * vec[i];
-			rn += (double)row[i] * row[i];
-		}
-		cos = rn == 0 || qn == 0 ? 0 : dot / (sqrt(rn) * qn);
+		vector_decode(sqlite3_column_blob(stmt, 1), (size_t)dim, row);
+		cos = vector_cosine(vec, qn, row, vector_norm(row, dim), dim);
 		if (cos >= top && (*id == NULL || cos > top)) {
 			free(*id);
 			*id = column_dup(stmt, 0);
@@ -837,10 +819,11 @@ engine_nearest_matcher(struct store *st, const struct engine *eng,
 {
 	struct engine_cache	*c;
 	const struct cached	*r, *best = NULL;
-	double			 qn = norm_of(vec, dim), cos, top = threshold;
+	double			 qn, cos, top = threshold;
 	size_t			 i;
 
 	*id = NULL;
+	qn = vector_norm(vec, dim);
 	if ((c = cache_get(st, eng, err)) == NULL)
 		return -1;
 	for (i = 0; i < c->n; i++) {

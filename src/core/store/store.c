@@ -1,11 +1,15 @@
 /*
- * store.c — the SQLite store: connection setup, schema, migrations.
+ * store.c — opening the SQLite store: the connection's pragmas, the
+ * schema, its migrations and the database's private files.
  *
- * Only this file writes SQL for the tables entries, stores and dedup_pairs
- * (the memory CRUD lives in store_*.c beside it); other core modules own
- * their own tables in the same file and reach the connection through
- * store_db(). The store ranks vectors it is handed and knows nothing of how
- * they were made.
+ * Every table of the database is created here, the other core modules'
+ * too (chat, engines, repo_paths), so that one transaction brings a file
+ * up to date; the other store files add their own objects as setup steps
+ * (store_fts.c, store_sidecar.c). Reading and writing memories is
+ * store_entries.c's and searching them store_search.c's; the connection
+ * itself, once open, is store_db.c's (store_int.h lists the layers). The
+ * store ranks vectors it is handed and knows nothing of how they were
+ * made.
  *
  * Invariants:
  *  1. Every connection sets journal_mode=WAL, busy_timeout=5000 and
@@ -32,7 +36,6 @@
 #include "core/store/store.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,7 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/store/store_cache.h"
 #include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -232,181 +234,6 @@ static const struct {
 	{ "archived",
 	  "ALTER TABLE entries ADD COLUMN archived INTEGER NOT NULL DEFAULT 0" },
 };
-
-sqlite3 *
-store_db(struct store *st)
-{
-	return st->db;
-}
-
-void *
-store_attached(struct store *st, const void *key)
-{
-	size_t	i;
-
-	for (i = 0; i < STORE_ATTACH_MAX; i++)
-		if (st->attached[i].key == key)
-			return st->attached[i].data;
-	return NULL;
-}
-
-int
-store_attach(struct store *st, const void *key, void *data,
-    void (*free_fn)(void *))
-{
-	struct store_attachment	*a = NULL;
-	size_t			 i;
-
-	for (i = 0; i < STORE_ATTACH_MAX; i++)
-		if (st->attached[i].key == key ||
-		    (a == NULL && st->attached[i].key == NULL))
-			a = &st->attached[i];
-	if (a == NULL)
-		return -1;
-	if (a->key == key && a->data != data && a->free_fn != NULL)
-		a->free_fn(a->data);
-	a->key = key;
-	a->data = data;
-	a->free_fn = free_fn;
-	return 0;
-}
-
-const char *
-store_path(const struct store *st)
-{
-	return st->path;
-}
-
-int
-store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql,
-    struct err *err)
-{
-	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK) {
-		*stmt = NULL;
-		return err_set(err, "database '%s': %s", st->path,
-		    sqlite3_errmsg(st->db));
-	}
-	return 0;
-}
-
-int
-store_fail(struct store *st, struct err *err, const char *what)
-{
-	return err_set(err, "%s in '%s': %s", what, st->path,
-	    sqlite3_errmsg(st->db));
-}
-
-void
-store_rollback(struct store *st)
-{
-	if (!sqlite3_get_autocommit(st->db))
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* The original only runs little-endian; a big-endian host swaps (§1.6). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-static void
-swap_copy(const void *from, size_t n, void *to)
-{
-	const unsigned char	*f = from;
-	unsigned char		*t = to;
-	size_t			 i;
-
-	for (i = 0; i < n * 4; i += 4) {
-		t[i] = f[i + 3];
-		t[i + 1] = f[i + 2];
-		t[i + 2] = f[i + 1];
-		t[i + 3] = f[i];
-	}
-}
-
-void
-store_blob_decode(const void *blob, size_t n, float *out)
-{
-	swap_copy(blob, n, out);
-}
-
-const void *
-store_blob_encode(const float *vec, size_t n, void **scratch)
-{
-	*scratch = xmalloc(n * 4 + 1);
-	swap_copy(vec, n, *scratch);
-	return *scratch;
-}
-#else
-void
-store_blob_decode(const void *blob, size_t n, float *out)
-{
-	memcpy(out, blob, n * sizeof(float));
-}
-
-const void *
-store_blob_encode(const float *vec, size_t n, void **scratch)
-{
-	(void)n;
-	*scratch = NULL;
-	return vec;
-}
-#endif
-
-bool
-store_can_write(struct store *st)
-{
-	bool	ok;
-
-	sqlite3_busy_timeout(st->db, 0);
-	ok = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
-	    SQLITE_OK;
-	if (ok)
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
-	return ok;
-}
-
-void
-store_busy_timeout(struct store *st, int ms)
-{
-	sqlite3_busy_timeout(st->db, ms);
-}
-
-int
-store_exec(struct store *st, const char *sql, struct err *err)
-{
-	char	*msg = NULL;
-
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		err_set(err, "database '%s': %s", st->path,
-		    msg ? msg : sqlite3_errmsg(st->db));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-int
-store_list_stores(struct store *st, int (*fn)(const char *, void *),
-    void *arg, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1, step;
-
-	if (store_prepare(st, &stmt, "SELECT name FROM stores ORDER BY name",
-	    err) != 0)
-		goto out;
-	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (fn((const char *)sqlite3_column_text(stmt, 0), arg) != 0)
-			break;
-	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
-		err_set(err, "cannot list stores in '%s': %s", st->path,
-		    sqlite3_errmsg(st->db));
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
-}
 
 static int
 has_column(struct store *st, const char *table, const char *column,
@@ -901,42 +728,4 @@ store_open_readonly(const char *path, struct store **out, struct err *err)
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
 	*out = st;
 	return 0;
-}
-
-int
-store_quick_check(struct store *st, char *why, size_t n, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	const char	*row;
-	int		 rc = -1, step;
-
-	if (store_prepare(st, &stmt, "PRAGMA quick_check(1)", err) != 0)
-		goto out;
-	if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
-		err_set(err, "database '%s': %s", st->path,
-		    sqlite3_errmsg(st->db));
-		goto out;
-	}
-	row = (const char *)sqlite3_column_text(stmt, 0);
-	rc = row != NULL && strcmp(row, "ok") == 0 ? 0 : 1;
-	snprintf(why, n, "%s", row != NULL ? row : "no answer");
-out:
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
-void
-store_close(struct store *st)
-{
-	size_t	i;
-
-	if (st == NULL)
-		return;
-	store_cache_free(st->cache);
-	for (i = 0; i < STORE_ATTACH_MAX; i++)
-		if (st->attached[i].free_fn != NULL)
-			st->attached[i].free_fn(st->attached[i].data);
-	sqlite3_close_v2(st->db);
-	free(st->path);
-	free(st);
 }

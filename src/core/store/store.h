@@ -1,4 +1,7 @@
-/* store.h — the SQLite store: connection, schema, memories (store.c). */
+/*
+ * store.h — the SQLite store: connection, schema, memories, search
+ * (store.c and the store_*.c files beside it; store_int.h maps them).
+ */
 #ifndef THATCH_CORE_STORE_H
 #define THATCH_CORE_STORE_H
 
@@ -49,11 +52,12 @@ void	 store_close(struct store *);
 sqlite3	*store_db(struct store *);
 
 /*
- * Per-connection state of another core module (engine.c's matcher
- * caches), under a key that module owns: store_attached returns the data
- * or NULL; store_attach sets it (freeing data it replaces), and
- * store_close frees it with free_fn. Returns -1, attaching nothing, when
- * all STORE_ATTACH_MAX slots are taken. For core/ modules only.
+ * Per-connection state of a core module (engine.c's matcher caches, the
+ * store's own search cache), under a key that module owns: store_attached
+ * returns the data or NULL; store_attach sets it (freeing data it
+ * replaces), and store_close frees it with free_fn before it closes the
+ * connection. Returns -1, attaching nothing, when all STORE_ATTACH_MAX
+ * slots are taken. For core/ modules only.
  */
 void	*store_attached(struct store *, const void *key);
 int	 store_attach(struct store *, const void *key, void *data,

@@ -1,6 +1,6 @@
 /*
  * store_entries.c — memories one at a time: remember, get, forget, move,
- * list, verdicts and the counts and lists hygiene asks for.
+ * list, the stores, verdicts and the counts and lists hygiene asks for.
  *
  * The SQL is the original's (store-and-tools §4.3-§4.8, §5.6, §6), with
  * explicit column lists because column positions differ between fresh and
@@ -28,6 +28,7 @@
 
 #include "core/slug.h"
 #include "core/store/store_int.h"
+#include "core/vector.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -168,7 +169,7 @@ bind_write(sqlite3_stmt *stmt, const struct store_write *w,
 	sqlite3_bind_text(stmt, 3, w->label, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 4, w->content, -1, SQLITE_STATIC);
 	if (w->vec != NULL && w->dim > 0) {
-		blob = store_blob_encode(w->vec, (size_t)w->dim, scratch);
+		blob = vector_encode(w->vec, (size_t)w->dim, scratch);
 		sqlite3_bind_blob(stmt, 5, blob, w->dim * 4, SQLITE_STATIC);
 	}
 	if (w->model != NULL)
@@ -388,7 +389,7 @@ moved_vec(sqlite3_stmt *stmt, int col, int *dim)
 		return NULL;
 	*dim = n / 4;
 	vec = xcalloc((size_t)*dim, sizeof(*vec));
-	store_blob_decode(sqlite3_column_blob(stmt, col), (size_t)*dim, vec);
+	vector_decode(sqlite3_column_blob(stmt, col), (size_t)*dim, vec);
 	return vec;
 }
 
@@ -531,6 +532,31 @@ query_int(struct store *st, const char *sql, const char *const *params,
 		rc = 0;
 	} else
 		store_fail(st, err, "cannot count memories");
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+store_list_stores(struct store *st, int (*fn)(const char *, void *),
+    void *arg, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 rc = -1, step;
+
+	if (store_prepare(st, &stmt, "SELECT name FROM stores ORDER BY name",
+	    err) != 0)
+		goto out;
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
+		if (fn((const char *)sqlite3_column_text(stmt, 0), arg) != 0)
+			break;
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
+		err_set(err, "cannot list stores in '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	rc = 0;
+out:
 	sqlite3_finalize(stmt);
 	return rc;
 }
@@ -803,7 +829,7 @@ store_set_embedding(struct store *st, const char *store, const char *slug,
 	    "model = ? WHERE slug = ? AND store = ? "
 	    "RETURNING rowid, archived, branch", err) != 0)
 		return -1;
-	blob = store_blob_encode(vec, (size_t)dim, &scratch);
+	blob = vector_encode(vec, (size_t)dim, &scratch);
 	sqlite3_bind_blob(stmt, 1, blob, dim * 4, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, model, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 3, slug, -1, SQLITE_STATIC);

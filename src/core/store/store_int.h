@@ -1,9 +1,27 @@
 /*
- * store_int.h — what store.c, store_entries.c and store_search.c share and
- * nobody else may see: the struct behind the opaque `struct store`, and
- * the helpers the three files have in common. A deliberate second header
- * for one module (like SQLite's sqliteInt.h): the memory API is split over
- * three files to keep each one readable, but they are one module.
+ * store_int.h — what the store's files share and nobody else may see: the
+ * struct behind the opaque `struct store`, the search cache's structures,
+ * and the functions one store file offers another. A deliberate second
+ * header for one module (like SQLite's sqliteInt.h): the memory API is
+ * split over several files to keep each one readable, but they are one
+ * module. Its files are layered so that none calls one that calls it
+ * back: each calls only files above it in this list (symbols read from
+ * the objects), and vecfile.c and core/vector.c lie below them all.
+ *
+ *	store_db.c	the connection
+ *	store_sidecar.c	the vector file and the generation that keys it
+ *	store_cache.c	the int8 search cache, mapped from the vector file
+ *	store_entries.c	memories one at a time, reported to the cache
+ *	store_fts.c	the full-text index and the lexical ranking
+ *	store_matrix.c	a store's vectors for core/dedup.c
+ *	store_nearest.c	the bounded exact cosine search over the cache
+ *	store_space.c	embedding spaces, counted from the cache when it can
+ *	store_search.c	store_search: the two rankings fused; recall stamps
+ *	store.c		opening: pragmas, the schema and its setup steps
+ *
+ * Its users are those ten files and two white-box tests of the query
+ * tokenizer, tests/unit/test_fts.c and tests/fuzz/fuzz_query.c. Nothing
+ * else may include it.
  */
 #ifndef THATCH_CORE_STORE_INT_H
 #define THATCH_CORE_STORE_INT_H
@@ -14,15 +32,21 @@
 
 #include <sqlite3.h>
 
+#include "core/store/vecfile.h"
 #include "util/sbuf.h"
 
 struct err;
 struct store_entry;
 struct store_query;
 struct store_hits;
-struct store_cache;
+struct store_space;
 
-/* Another core module's per-connection state (store_attach). */
+/* ---- The connection (store_db.c) ---------------------------------------- */
+
+/*
+ * Per-connection state of a core module (store_attach): the search cache
+ * (store_cache.c) and engine.c's matcher caches, one per engine.
+ */
 #define STORE_ATTACH_MAX	4
 struct store_attachment {
 	const void	*key;
@@ -33,9 +57,16 @@ struct store_attachment {
 struct store {
 	sqlite3			*db;
 	char			*path;		/* owned */
-	struct store_cache	*cache;		/* owned; store_search.c */
 	struct store_attachment	 attached[STORE_ATTACH_MAX];
 };
+
+/* Set err from the connection's last error: "<what>: <sqlite message>". */
+int	 store_fail(struct store *, struct err *, const char *what);
+
+/* Roll back an open transaction, if any; keeps err as it is. */
+void	 store_rollback(struct store *);
+
+/* ---- Entries (store_entries.c) ------------------------------------------ */
 
 /*
  * The entry columns every reader selects, in struct store_entry order;
@@ -48,26 +79,125 @@ struct store {
 
 void	 store_entry_read(sqlite3_stmt *, int col, struct store_entry *);
 
-/* Set err from the connection's last error: "<what>: <sqlite message>". */
-int	 store_fail(struct store *, struct err *, const char *what);
+/* ---- The vector file (store_sidecar.c) ---------------------------------- */
 
-/* Roll back an open transaction, if any; keeps err as it is. */
-void	 store_rollback(struct store *);
+/* The vector file, mapped read-only and guarded (util/os/mapguard.h). */
+struct store_map {
+	void		*p;		/* owned mapping, or NULL */
+	size_t		 len;
+	int		 guard;
+};
+
+/* Setup step (store.c): the generation table, its triggers, the list
+ * index. */
+int	 store_sidecar_setup(struct store *, bool write, int *todo,
+	    struct err *);
+
+/* The key of the snapshot being read: 0, or 1 when this database cannot
+ * have one (no or altered triggers, another byte order, no file name). */
+int	 store_sidecar_key(struct store *, struct vecfile_key *);
 
 /*
- * Embedding BLOBs (store-and-tools §1.6): little-endian float32 in index
- * order. store_blob_decode copies n floats out of the (possibly unaligned)
- * column bytes; store_blob_encode returns bytes to bind, which are either
- * vec itself or *scratch (a new buffer to free) on big-endian hosts.
+ * Map the vector file into *map and parse it into *vf (whose sections
+ * point into the mapping): 0 when it is whole and of dim, *current set
+ * when its key is want; else -1 with nothing mapped (no file, or a
+ * damaged one). Release vf with vecfile_release, map with
+ * store_sidecar_unmap once nothing borrows from it.
  */
-void	 store_blob_decode(const void *blob, size_t n, float *out);
-const void *store_blob_encode(const float *vec, size_t n, void **scratch);
+int	 store_sidecar_read(struct store *, int dim,
+	    const struct vecfile_key *want, struct store_map *,
+	    struct vecfile *vf, bool *current);
+
+/* Write sections s[0 .. n) of dim at key to the vector file; best effort
+ * (a read-only folder keeps searching through SQLite). */
+void	 store_sidecar_write(struct store *, const struct vecfile_key *,
+	    int dim, const struct vecfile_section *s, size_t n);
+
+/* Drop the mapping, if any. */
+void	 store_sidecar_unmap(struct store_map *);
+
+/* ---- The search cache (store_cache.c) ----------------------------------- */
+
+#define ROW_ARCHIVED	VECFILE_ARCHIVED
+#define ROW_SEEN	2	/* cache_refresh: still in the table */
+
+/* How many of a store's rows of one dimension carry a model tag. */
+struct mat_tag {
+	char		*tag;		/* owned; NULL: SQL NULL */
+	uint64_t	 count;
+};
 
 /*
- * The search's vector cache (store_search.c). store_cache_free drops it
- * and unhooks the connection (store_search.c owns the connection's
- * sqlite3 update and rollback hooks); accepts NULL.
- *
+ * The cached rows of one (store, dim), in ascending rowid order. A
+ * borrowed matrix's arrays c, k, e, rowid, sig, flags and its branch
+ * strings lie in the vector file's read-only mapping (branch, the array
+ * of pointers, is owned); mat_own copies them before any change.
+ */
+struct store_mat {
+	char			*store;		/* owned */
+	int			 dim;
+	size_t			 n, cap;
+	signed char		*c;		/* n * dim, b ~ s * c */
+	float			*k;		/* s / |b| */
+	float			*e;		/* s / (2 |b|) */
+	sqlite3_int64		*rowid;
+	uint64_t		*sig;		/* blob_sig */
+	char			**branch;	/* NULL: SQL NULL */
+	unsigned char		*flags;		/* ROW_* */
+	bool			 borrowed;
+	bool			 pending;	/* cache_refresh it */
+	size_t			 old_n, cur;	/* cache_refresh's walk */
+	/* the store's rows in other spaces, exact while stats is set */
+	bool			 stats;
+	uint64_t		 nother;	/* NULL or another length */
+	struct mat_tag		*tags;		/* owned */
+	size_t			 ntags;
+	struct store_mat	*next;		/* owned */
+};
+
+struct store_cache {
+	sqlite3			*db;		/* borrowed; hooks set on it */
+	struct store_mat	*mats;		/* owned */
+	int			 data_version;
+	bool			 stale;		/* unannounced own write */
+	bool			 expect;	/* announced write running */
+	bool			 reading;	/* in store_search's txn */
+	bool			 txn_touched;	/* changed in a transaction */
+	bool			 invalid;	/* which rolled back */
+	bool			 warned;
+	float			*scratch;	/* owned; approximate scores */
+	size_t			 scratch_cap;
+	/* the database's key (store_sidecar_key) read in this search's
+	 * snapshot, and the one the matrices were last made exact at */
+	struct vecfile_key	 txn_key, key;
+	bool			 txn_key_read, txn_key_ok, key_ok;
+	/* the vector file */
+	bool			 file_tried;	/* looked for once */
+	bool			 file_save;	/* save after this search */
+	struct store_map	 map;		/* the matrices borrow from */
+};
+
+/* The connection's cache, attached to it (store_attach) on first use. */
+struct store_cache *store_cache_get(struct store *);
+
+/*
+ * Inside the search's snapshot: drop what a rollback invalidated, then
+ * fill mats (room for q->nstores) with the matrices of q's distinct
+ * stores in q's dimension, each exactly what the table holds (from the
+ * vector file when the cache is cold, re-read where another connection
+ * wrote). On failure the cache is dropped. Returns 0 or -1.
+ */
+int	 store_cache_mats(struct store *, const struct store_query *q,
+	    struct store_mat **mats, size_t *n, struct err *);
+
+/* Empty the cache and drop its mapping (a vector file cut under it). */
+void	 store_cache_drop(struct store_cache *);
+
+/* Write the matrices of dim with exact stats to the vector file, at the
+ * key they were made exact at (after a cold search, c->file_save). */
+void	 store_cache_save(struct store *, int dim);
+
+/*
  * Every writer of entries keeps the cache exact without a reload: it
  * brackets its statement with store_cache_expect(st, true) ...
  * store_cache_expect(st, false) (any other write of this connection to
@@ -77,7 +207,6 @@ const void *store_blob_encode(const float *vec, size_t n, void **scratch);
  * vec NULL for a row without embedding) or store_cache_remove (deleted).
  * A write that failed or was rolled back reports nothing.
  */
-void	 store_cache_free(struct store_cache *);
 void	 store_cache_expect(struct store *, bool on);
 void	 store_cache_put(struct store *, const char *store,
 	    sqlite3_int64 rowid, const float *vec, int dim, bool archived,
@@ -85,9 +214,47 @@ void	 store_cache_put(struct store *, const char *store,
 void	 store_cache_remove(struct store *, const char *store,
 	    sqlite3_int64 rowid);
 
-/* store_search's cosine side (store_search.c), the full-text index's
- * setup step for store.c's §1.5 steps and the query's FTS5 MATCH
- * expressions (store_fts.c; exposed for tests through store.h users). */
+/*
+ * The store's memories in another space than sp (store_space.c's count of
+ * entries) from the cache, when its matrix of sp's dimension has exact
+ * stats and nobody has written since: true and *n, or false (count with
+ * SQL).
+ */
+bool	 store_cache_other_space(struct store *, const char *store,
+	    const struct store_space *sp, long long *n);
+
+/* ---- The full-text side (store_fts.c) ----------------------------------- */
+
+/* Setup step (store.c): the index and its triggers. */
+int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
+
+/* The query's FTS5 MATCH expressions (exposed for the tests). */
+struct fts_terms {
+	struct sbuf	idents;		/* FTS5 MATCH: the names it holds */
+	struct sbuf	parts;		/* FTS5 MATCH: all parts of a name */
+	struct sbuf	words;		/* FTS5 MATCH: every token worth it */
+	struct sbuf	shorts;		/* 2-character CJK words, one a line */
+};
+void	 store_fts_match(const char *text, struct fts_terms *);
+void	 store_fts_terms_release(struct fts_terms *);
+
+/* A row of the lexical ranking and what matched in it. */
+struct store_lex {
+	sqlite3_int64	rowid;
+	int		kind;		/* STORE_LEX_* */
+};
+
+/*
+ * The lexical ranking of q->text under q's store, branch and archived
+ * rules, best first, at most max rows into lx (*n of them). A database
+ * without the index ranks nothing. Returns 0 or -1.
+ */
+int	 store_fts_rank(struct store *, const struct store_query *q,
+	    struct store_lex *lx, size_t max, size_t *n, struct err *);
+
+/* ---- The cosine side (store_nearest.c) ---------------------------------- */
+
+/* store_search without text: the exact cosine ranking. */
 int	 store_vector_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);
 
@@ -100,14 +267,5 @@ struct store_probe {
 };
 int	 store_vector_probe(struct store *, const struct store_query *,
 	    struct store_probe *, size_t, struct store_hits *, struct err *);
-int	 store_fts_setup(struct store *, bool write, int *todo, struct err *);
-struct fts_terms {
-	struct sbuf	idents;		/* FTS5 MATCH: the names it holds */
-	struct sbuf	parts;		/* FTS5 MATCH: all parts of a name */
-	struct sbuf	words;		/* FTS5 MATCH: every token worth it */
-	struct sbuf	shorts;		/* 2-character CJK words, one a line */
-};
-void	 store_fts_match(const char *text, struct fts_terms *);
-void	 store_fts_terms_release(struct fts_terms *);
 
 #endif

@@ -3,7 +3,10 @@
  * (`thatch search`, a hook, a server's first recall) maps the search
  * cache from it instead of reading and quantising every embedding BLOB,
  * and it is never trusted unless it is exactly what the table holds
- * (docs/store.md, "The vector file").
+ * (docs/store.md, "The vector file"). This file knows the file, where it
+ * is, how it is mapped and written, and the generation it is keyed by;
+ * the matrices that borrow from it, and when to read or save it, are
+ * store_cache.c's.
  *
  * Invariants:
  *  1. The database keeps its own generation: entries_vecgen holds one
@@ -29,10 +32,10 @@
  *     included) before a matrix borrows from it. A cut while mapped
  *     reads zeros under mapguard, and the search is redone from SQLite.
  *  4. A whole file with an older key is a starting point, never an
- *     answer: its matrices are marked pending, so the search's refresh
- *     walks the table and re-quantises only the rows whose BLOB signature
- *     differs (as for a warm cache after another process's commit), and
- *     the result is saved under the new key.
+ *     answer: the cache marks its matrices pending, so the search's
+ *     refresh walks the table and re-quantises only the rows whose BLOB
+ *     signature differs (as for a warm cache after another process's
+ *     commit), and the result is saved under the new key.
  *  5. Any failure — no key (a read-only file the triggers could not be
  *     added to), no file, a read-only folder, a parse error — leaves the
  *     search reading SQLite as before; nothing here reports an error.
@@ -47,7 +50,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/store/store_cache.h"
 #include "core/store/store_int.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -198,21 +200,21 @@ sidecar_path(struct store *st)
 }
 
 void
-store_sidecar_unmap(struct store_cache *c)
+store_sidecar_unmap(struct store_map *map)
 {
-	if (c->map == NULL)
+	if (map->p == NULL)
 		return;
-	mapguard_remove(c->guard);
-	munmap(c->map, c->map_len);
-	c->map = NULL;
-	c->map_len = 0;
-	c->guard = 0;
+	mapguard_remove(map->guard);
+	munmap(map->p, map->len);
+	map->p = NULL;
+	map->len = 0;
+	map->guard = 0;
 }
 
 /* The file, mapped read-only and guarded, if it is one we may trust the
  * ownership of (invariant 3); 0 or -1. */
 static int
-map_file(const char *path, struct store_cache *c)
+map_file(const char *path, struct store_map *map)
 {
 	struct stat	 sb;
 	void		*p;
@@ -228,135 +230,67 @@ map_file(const char *path, struct store_cache *c)
 	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		goto out;
-	c->map = p;
-	c->map_len = (size_t)sb.st_size;
-	c->guard = mapguard_add(fd, p, c->map_len);
+	map->p = p;
+	map->len = (size_t)sb.st_size;
+	map->guard = mapguard_add(fd, p, map->len);
 	rc = 0;
 out:
 	close(fd);
 	return rc;
 }
 
-/* A borrowed matrix over section s (its branch array moves to it). */
-static struct store_mat *
-borrow(struct store_cache *c, int dim, struct vecfile_section *s)
+int
+store_sidecar_read(struct store *st, int dim, const struct vecfile_key *want,
+    struct store_map *map, struct vecfile *vf, bool *current)
 {
-	struct store_mat	*m = store_mat_new(c, s->store, dim);
-	size_t			 i;
+	char	*path = sidecar_path(st);
+	int	 rc = -1;
 
-	m->borrowed = true;
-	m->n = m->cap = s->n;
-	m->c = (signed char *)(uintptr_t)s->c;
-	m->k = (float *)(uintptr_t)s->k;
-	m->e = (float *)(uintptr_t)s->e;
-	m->rowid = (sqlite3_int64 *)(uintptr_t)s->rowid;
-	m->sig = (uint64_t *)(uintptr_t)s->sig;
-	m->flags = (unsigned char *)(uintptr_t)s->flags;
-	m->branch = (char **)(uintptr_t)s->branch;
-	s->branch = NULL;
-	m->stats = true;
-	m->nother = s->nother;
-	m->tags = xcalloc(s->ntags + 1, sizeof(*m->tags));
-	for (m->ntags = 0, i = 0; i < s->ntags; i++)
-		m->tags[m->ntags++] = (struct mat_tag){ s->tags[i].tag == NULL ?
-		    NULL : xstrdup(s->tags[i].tag), s->tags[i].count };
-	return m;
-}
-
-void
-store_sidecar_load(struct store *st, int dim)
-{
-	struct store_cache	*c = st->cache;
-	struct vecfile		 vf;
-	char			*path = sidecar_path(st);
-	size_t			 i;
-	bool			 current;
-
-	_Static_assert(sizeof(sqlite3_int64) == sizeof(int64_t), "rowids");
-	if (path == NULL || map_file(path, c) != 0) {
-		free(path);
-		return;
-	}
-	if (vecfile_parse(c->map, c->map_len, &vf) != 0 ||
-	    !mapguard_intact(c->guard) || vf.dim != dim) {
+	if (path == NULL || map_file(path, map) != 0)
+		goto out;
+	if (vecfile_parse(map->p, map->len, vf) != 0 ||
+	    !mapguard_intact(map->guard) || vf->dim != dim) {
 		log_debug("store:vecfile", "'%s' is damaged or of another "
 		    "dimension: the search reads the table and rebuilds it",
 		    path);
-		if (vf.sec != NULL)
-			vecfile_release(&vf);
-		store_sidecar_unmap(c);
-		free(path);
-		return;
+		if (vf->sec != NULL)
+			vecfile_release(vf);
+		store_sidecar_unmap(map);
+		goto out;
 	}
-	current = vf.key.gen == c->txn_key.gen &&
-	    vf.key.schema == c->txn_key.schema;
-	for (i = 0; i < vf.nsec; i++)
-		borrow(c, dim, &vf.sec[i])->pending = !current;
-	if (current) {
-		c->key = vf.key;
-		c->key_ok = true;
-	} else
+	*current = vf->key.gen == want->gen && vf->key.schema == want->schema;
+	if (!*current)
 		log_debug("store:vecfile", "'%s' is out of date: the search "
 		    "refreshes it from the table", path);
-	vecfile_release(&vf);
+	rc = 0;
+out:
 	free(path);
-}
-
-/* Section views of the matrices of dim whose stats are exact. */
-static struct vecfile_section *
-sections(struct store_cache *c, int dim, size_t *n)
-{
-	struct vecfile_section	*s = NULL;
-	struct vecfile_tag	*t;
-	struct store_mat	*m;
-	size_t			 i;
-
-	*n = 0;
-	for (m = c->mats; m != NULL; m = m->next) {
-		if (m->dim != dim || !m->stats || m->pending)
-			continue;
-		s = xreallocarray(s, *n + 1, sizeof(*s));
-		t = xcalloc(m->ntags + 1, sizeof(*t));
-		for (i = 0; i < m->ntags; i++)
-			t[i] = (struct vecfile_tag){ m->tags[i].tag,
-			    m->tags[i].count };
-		s[(*n)++] = (struct vecfile_section){ m->store, m->n, m->c,
-		    m->k, m->e, (const int64_t *)(const void *)m->rowid,
-		    m->sig, m->flags, (const char *const *)m->branch,
-		    m->nother, t, m->ntags };
-	}
-	return s;
+	return rc;
 }
 
 void
-store_sidecar_save(struct store *st, int dim)
+store_sidecar_write(struct store *st, const struct vecfile_key *key, int dim,
+    const struct vecfile_section *s, size_t n)
 {
-	struct store_cache	*c = st->cache;
-	struct vecfile_section	*s;
-	struct err		 err;
-	char			*path = sidecar_path(st);
-	void			*img;
-	size_t			 n, size, i;
+	struct err	 err;
+	char		*path = sidecar_path(st);
+	void		*img;
+	size_t		 size;
 
-	if (path == NULL || !c->key_ok)
-		goto out;
-	s = sections(c, dim, &n);
-	img = vecfile_build(&c->key, dim, s, n, &size);
+	if (path == NULL)
+		return;
+	img = vecfile_build(key, dim, s, n, &size);
 	/* no fsync: a file lost to a crash is rebuilt (invariant 4) */
 	if (fileio_replace(path, img, size, 0600, &err) != 0)
 		log_debug("store:vecfile", "not saved: %s", err.msg);
-	for (i = 0; i < n; i++)
-		free((void *)(uintptr_t)s[i].tags);
-	free(s);
 	free(img);
-out:
 	free(path);
 }
 
 enum store_vecfile_state
 store_vecfile_state(struct store *st, char **path, long long *bytes)
 {
-	struct store_cache	 c = { 0 };
+	struct store_map	 map = { NULL, 0, 0 };
 	struct vecfile		 vf;
 	struct vecfile_key	 key;
 	struct stat		 sb;
@@ -374,14 +308,14 @@ store_vecfile_state(struct store *st, char **path, long long *bytes)
 		state = STORE_VECFILE_UNKEYED;
 	else if (lstat(*path, &sb) != 0)
 		state = STORE_VECFILE_NONE;
-	else if (map_file(*path, &c) == 0) {
-		*bytes = (long long)c.map_len;
-		if (vecfile_parse(c.map, c.map_len, &vf) == 0) {
+	else if (map_file(*path, &map) == 0) {
+		*bytes = (long long)map.len;
+		if (vecfile_parse(map.p, map.len, &vf) == 0) {
 			if (vf.key.gen == key.gen && vf.key.schema == key.schema)
 				state = STORE_VECFILE_CURRENT;
 			vecfile_release(&vf);
 		}
-		store_sidecar_unmap(&c);
+		store_sidecar_unmap(&map);
 	}
 	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
 	return state;

@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/store/store_cache.h"
 #include "core/store/store_int.h"
+#include "core/vector.h"
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -227,7 +227,7 @@ batch_write(struct store *st, const struct space_table *t,
 	if (t->kind == SPACE_MATCHERS)
 		sqlite3_bind_text(stmt, 5, r->now, -1, SQLITE_STATIC);
 	for (i = 0; i < b->n; i++) {
-		blob = store_blob_encode(vecs + i * dim, dim, &scratch);
+		blob = vector_encode(vecs + i * dim, dim, &scratch);
 		sqlite3_bind_blob(stmt, 1, blob, (int)(dim * sizeof(float)),
 		    SQLITE_TRANSIENT);
 		free(scratch);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vector.h"
 #include "util/xmalloc.h"
 
 #define MAGIC		"thatchVF"
@@ -74,8 +75,8 @@ _Static_assert(sizeof(struct tag_rec) == TAG_SIZE, "tag layout");
  * over 64-byte stripes — each 8-byte word is added to its neighbour lane
  * and, keyed, multiplied half by half into its own — then every lane and
  * the tail mixed into one value. A change to any word changes the sum but
- * with odds of about 2^-64. The AVX2 loop computes the plain loop's lanes
- * exactly, four at a time.
+ * with odds of about 2^-64. The stripes are summed by vector_stripe_sum
+ * (core/vector.c, with the other SIMD kernels), the same on every machine.
  */
 #define STRIPE	64
 
@@ -84,61 +85,6 @@ static const uint64_t	lane_key[8] = {
 	0x1f67b3b7a4a44072ull, 0x78e5c0cc4ee679cbull, 0x2172ffcc7dd05a82ull,
 	0x8e2443f7744608b8ull, 0x4c263a81e69035e0ull,
 };
-
-static void
-stripes_plain(uint64_t acc[8], const unsigned char *p, size_t n)
-{
-	uint64_t	w, k;
-	size_t		i;
-	int		j;
-
-	for (i = 0; i < n; i++, p += STRIPE)
-		for (j = 0; j < 8; j++) {
-			memcpy(&w, p + 8 * j, 8);
-			k = w ^ lane_key[j];
-			acc[j ^ 1] += w;
-			acc[j] += (k & 0xffffffffu) * (k >> 32);
-		}
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-
-__attribute__((target("avx2")))
-static void
-stripes_avx2(uint64_t acc[8], const unsigned char *p, size_t n)
-{
-	__m256i		a[2], k[2], d, dk;
-	size_t		i;
-	int		h;
-
-	for (h = 0; h < 2; h++) {
-		a[h] = _mm256_loadu_si256((const __m256i *)(acc + 4 * h));
-		k[h] = _mm256_loadu_si256((const __m256i *)(lane_key + 4 * h));
-	}
-	for (i = 0; i < n; i++, p += STRIPE)
-		for (h = 0; h < 2; h++) {
-			d = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
-			dk = _mm256_xor_si256(d, k[h]);
-			a[h] = _mm256_add_epi64(a[h], _mm256_add_epi64(
-			    _mm256_mul_epu32(dk, _mm256_srli_epi64(dk, 32)),
-			    _mm256_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2))));
-		}
-	for (h = 0; h < 2; h++)
-		_mm256_storeu_si256((__m256i *)(acc + 4 * h), a[h]);
-}
-
-static void
-stripes(uint64_t acc[8], const unsigned char *p, size_t n)
-{
-	if (__builtin_cpu_supports("avx2"))
-		stripes_avx2(acc, p, n);
-	else
-		stripes_plain(acc, p, n);
-}
-#else
-#define stripes	stripes_plain
-#endif
 
 static uint64_t
 mix(uint64_t h, uint64_t w)
@@ -156,7 +102,7 @@ sum_bytes(const void *data, size_t len)
 	int			 j;
 
 	memcpy(acc, lane_key, sizeof(acc));
-	stripes(acc, p, n);
+	vector_stripe_sum(acc, lane_key, p, n);
 	for (j = 0; j < 8; j++)
 		h = mix(h, acc[j]);
 	for (i = n * STRIPE; i + 8 <= len; i += 8) {

@@ -31,7 +31,7 @@ struct vecfile_tag {
 
 /*
  * One store's rows of the file's dimension, ascending by rowid, as the
- * search cache holds them (store_search.c): int8 rows c (n x dim), k and
+ * search cache holds them (store_cache.c): int8 rows c (n x dim), k and
  * e per row, rowids, BLOB signatures, VECFILE_ARCHIVED flags, branches.
  * nother counts the store's rows of another dimension or none; tags the
  * model tags of its rows of this dimension (for tool_space_notice).

@@ -1,0 +1,164 @@
+/*
+ * store_db.c — the connection every store file and core module works
+ * through: statements, errors, transactions, per-connection state of
+ * other modules (attachments), checking and closing. It is the bottom of
+ * the store (store_int.h): it calls no other store file, and opening the
+ * connection is store.c's.
+ *
+ * Invariants:
+ *  1. Every error names the database's path and says SQLite's why.
+ *  2. An attachment is freed exactly once, by its own free_fn: when it is
+ *     replaced, or at close before the connection closes (so it may still
+ *     unhook itself from the connection, as the search cache does).
+ *  3. store_can_write never waits: it tries the write lock with a zero
+ *     busy timeout and puts STORE_BUSY_MS back.
+ */
+#include "core/store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/store/store_int.h"
+#include "util/err.h"
+
+sqlite3 *
+store_db(struct store *st)
+{
+	return st->db;
+}
+
+void *
+store_attached(struct store *st, const void *key)
+{
+	size_t	i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].key == key)
+			return st->attached[i].data;
+	return NULL;
+}
+
+int
+store_attach(struct store *st, const void *key, void *data,
+    void (*free_fn)(void *))
+{
+	struct store_attachment	*a = NULL;
+	size_t			 i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].key == key ||
+		    (a == NULL && st->attached[i].key == NULL))
+			a = &st->attached[i];
+	if (a == NULL)
+		return -1;
+	if (a->key == key && a->data != data && a->free_fn != NULL)
+		a->free_fn(a->data);
+	a->key = key;
+	a->data = data;
+	a->free_fn = free_fn;
+	return 0;
+}
+
+const char *
+store_path(const struct store *st)
+{
+	return st->path;
+}
+
+int
+store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql,
+    struct err *err)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK) {
+		*stmt = NULL;
+		return err_set(err, "database '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+	}
+	return 0;
+}
+
+int
+store_fail(struct store *st, struct err *err, const char *what)
+{
+	return err_set(err, "%s in '%s': %s", what, st->path,
+	    sqlite3_errmsg(st->db));
+}
+
+void
+store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+bool
+store_can_write(struct store *st)
+{
+	bool	ok;
+
+	sqlite3_busy_timeout(st->db, 0);
+	ok = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+	    SQLITE_OK;
+	if (ok)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	return ok;
+}
+
+void
+store_busy_timeout(struct store *st, int ms)
+{
+	sqlite3_busy_timeout(st->db, ms);
+}
+
+int
+store_exec(struct store *st, const char *sql, struct err *err)
+{
+	char	*msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(err, "database '%s': %s", st->path,
+		    msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_quick_check(struct store *st, char *why, size_t n, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	const char	*row;
+	int		 rc = -1, step;
+
+	if (store_prepare(st, &stmt, "PRAGMA quick_check(1)", err) != 0)
+		goto out;
+	if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
+		err_set(err, "database '%s': %s", st->path,
+		    sqlite3_errmsg(st->db));
+		goto out;
+	}
+	row = (const char *)sqlite3_column_text(stmt, 0);
+	rc = row != NULL && strcmp(row, "ok") == 0 ? 0 : 1;
+	snprintf(why, n, "%s", row != NULL ? row : "no answer");
+out:
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+void
+store_close(struct store *st)
+{
+	size_t	i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].free_fn != NULL)
+			st->attached[i].free_fn(st->attached[i].data);
+	sqlite3_close_v2(st->db);
+	free(st->path);
+	free(st);
+}
