@@ -40,7 +40,7 @@
 #include "host/setup/setup.h"
 #include "host/setup/setup_check.h"
 #include "host/setup/setup_host.h"
-#include "host/sideband.h"
+#include "host/sideband/sideband.h"
 #include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"

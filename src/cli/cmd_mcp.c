@@ -34,7 +34,7 @@
 #include "host/mcp.h"
 #include "host/prompts.h"
 #include "host/setup/setup_host.h"
-#include "host/sideband.h"
+#include "host/sideband/sideband.h"
 #include "host/version_watch.h"
 #include "text/actions.h"
 #include "tools/tool.h"

@@ -32,7 +32,7 @@
 #include "core/engine/behavior.h"
 #include "core/engine/engine.h"
 #include "core/engine/predict.h"
-#include "host/sideband.h"
+#include "host/sideband/sideband.h"
 #include "text/nudge.h"
 #include "tools/tool.h"
 #include "util/err.h"

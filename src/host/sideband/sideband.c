@@ -55,7 +55,7 @@
  *     concurrently (§2.10).
  */
 #define _GNU_SOURCE		/* accept4, SO_PEERCRED's struct ucred */
-#include "host/sideband.h"
+#include "host/sideband/sideband.h"
 
 #include <dirent.h>
 #include <errno.h>
