@@ -40,7 +40,7 @@
 #include "host/setup/setup.h"
 #include "host/setup/setup_check.h"
 #include "host/setup/setup_host.h"
-#include "host/sideband/sideband.h"
+#include "host/sideband/sideband_client.h"
 #include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -325,13 +325,13 @@ check_hosts(struct doctor *d)
 static void
 check_server(struct doctor *d)
 {
-	struct sideband_probe	p;
-	int			live, stale, silent;
+	struct sideband_client_probe	p;
+	int				live, stale, silent;
 
-	sideband_probe(&d->ctx->paths, &p, DOCTOR_PROBE_MS);
-	live = p.count[SIDEBAND_ANSWERS];
-	stale = p.count[SIDEBAND_STALE];
-	silent = p.count[SIDEBAND_SILENT];
+	sideband_client_probe(&d->ctx->paths, &p, DOCTOR_PROBE_MS);
+	live = p.count[SIDEBAND_CLIENT_ANSWERS];
+	stale = p.count[SIDEBAND_CLIENT_STALE];
+	silent = p.count[SIDEBAND_CLIENT_SILENT];
 	if (silent > 0)
 		say(d, MARK_BAD, "server", "restart the host; if it keeps "
 		    "happening, look in the debug log (THATCH_DEBUG=1)",

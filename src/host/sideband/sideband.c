@@ -1,69 +1,34 @@
 /*
- * sideband.c — the Unix sockets that lend the MCP servers' warm model to
- * hooks.
+ * sideband.c — the MCP server's end of the sideband: a socket of its own
+ * in the private directory, answered from its tool context between stdio
+ * messages, so that hooks borrow its warm model (hosts-hooks-cli §6).
  *
- * A hook process lives for milliseconds; loading the embedding model in
- * each one would cost more than the whole hook budget. An MCP server
- * already has the model warm, so it answers "embed this prompt and score
- * it" over a Unix socket (hosts-hooks-cli §6). One request line, one
- * response line, one connection each.
- *
- * Where, and how several servers share it (deviation, §6.2
- * [superseded]). Not in the shared /tmp, where another local user could
- * bind the name first: every socket lives in path_private_dir
- * ($XDG_RUNTIME_DIR, else a verified <TMP_DIR>/thatch-<euid>, both 0700).
- * Every server binds its own socket there,
- *
- *     thatch-<first 16 hex of SHA-256(DB_PATH)>.<pid>.<8 random hex>.sock
- *
- * and a hook lists the directory for its database's prefix and asks the
- * first that accepts, oldest first: the longest-running server is the one
- * whose model is warm, while a just-started one (`claude mcp list`'s
- * health check) may still be loading it. Nothing is handed over, so any
- * number of servers start and stop in any order.
- *
- * Invariants:
- *  1. A name is bound once: the random part makes every server's name
- *     new, so no two sockets ever had the same path and removing a name
- *     can only ever remove the one socket that had it.
- *  2. A ".sock" name exists only for a listening socket: the server binds
- *     and listens under ".new" and renames it into place, and at exit
- *     removes its own file before it closes the listener. So a refused
- *     connect (ECONNREFUSED) on a ".sock" name proves its server is gone
- *     (killed); by 1 the file is nobody's, and the refused client removes
- *     it. Nothing else ever removes a ".sock": a live server's file stays
- *     from its start to its exit, so while one runs a hook finds it, and
- *     a stale file only costs the next hook one refused connect.
- *  3. No byte crosses to another user: both ends compare the peer's uid
- *     (SO_PEERCRED) with their own euid, the client after connect and
- *     before it sends the prompt, the server before it reads a request.
- *     A socket of another uid is skipped, never removed.
- *  4. The server never blocks its poll loop on a client: connections are
+ * What crosses, where the socket lives and who may connect are
+ * sideband_wire.c's; this file keeps the server's half of its invariants
+ * (binds a new name, under ".new" then renamed; removes its own file
+ * before it closes the listener; checks the peer's uid before it reads).
+ * The methods are answered by the rows of methods[] below.
+ *  1. The server never blocks its poll loop on a client: connections are
  *     non-blocking and read as bytes arrive; only the (small) answer is
  *     written, with a 2 s send timeout, and a vanished client is ignored
  *     (MSG_NOSIGNAL).
- *  5. A server holds at most SIDEBAND_MAX_CLIENTS connections, each at
+ *  2. A server holds at most SIDEBAND_MAX_CLIENTS connections, each at
  *     most SIDEBAND_IDLE_MS without a full request line (a timerfd in the
  *     poll loop drops the late ones). A connection beyond the cap, or one
  *     that meets the descriptor limit (EMFILE), evicts the oldest; with
  *     none to evict the listener rests SIDEBAND_REST_MS. An idle flood
  *     costs descriptors, never CPU, and the next hook is still served.
- *  6. Everything the client does is bounded by one deadline shared by all
- *     requests of a call.
- *  7. The server answers from the tool context only between stdio
+ *  3. The server answers from the tool context only between stdio
  *     messages (mcp_watch), so the store and the model are never used
  *     concurrently (§2.10).
  */
-#define _GNU_SOURCE		/* accept4, SO_PEERCRED's struct ucred */
+#define _GNU_SOURCE		/* accept4 */
 #include "host/sideband/sideband.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -78,6 +43,7 @@
 #include "core/engine/predict.h"
 #include "core/store/store.h"
 #include "host/mcp.h"
+#include "host/sideband/sideband_wire.h"
 #include "tools/tool.h"
 #include "tools/tool_rows.h"
 #include "util/os/clock.h"
@@ -87,400 +53,13 @@
 #include "util/num.h"
 #include "util/path.h"
 #include "util/sbuf.h"
-#include "util/sha256.h"
 #include "util/xmalloc.h"
 
-/* A request line longer than this is not a prompt; the connection drops. */
-#define SIDEBAND_MAX_LINE	(1u << 20)
-/* Invariant 5. A prompt's requests arrive within milliseconds of the
- * connect, and the client waits SIDEBAND_TIMEOUT_MS at most. */
+/* Invariant 2. A prompt's requests arrive within milliseconds of the
+ * connect, and the client waits SIDEBAND_WIRE_TIMEOUT_MS at most. */
 #define SIDEBAND_MAX_CLIENTS	64
-#define SIDEBAND_IDLE_MS	(SIDEBAND_TIMEOUT_MS + 1000)
+#define SIDEBAND_IDLE_MS	(SIDEBAND_WIRE_TIMEOUT_MS + 1000)
 #define SIDEBAND_REST_MS	250
-/* "thatch-" + 16 hex + "." and a NUL */
-#define SIDEBAND_PREFIX_LEN	25
-
-static void
-name_prefix(const struct paths *p, char prefix[SIDEBAND_PREFIX_LEN])
-{
-	char	hex[SHA256_HEX_LEN];
-
-	sha256_hex(p->db_path, strlen(p->db_path), hex);
-	snprintf(prefix, SIDEBAND_PREFIX_LEN, "thatch-%.16s.", hex);
-}
-
-/* <prefix><pid>.<8 hex>.sock, what sideband_open names its socket. */
-static bool
-is_sock_name(const char *name, const char *prefix)
-{
-	size_t	n = strlen(prefix);
-
-	if (strncmp(name, prefix, n) != 0)
-		return false;
-	name += n;
-	n = strspn(name, "0123456789");
-	if (n == 0 || name[n] != '.')
-		return false;
-	name += n + 1;
-	n = strspn(name, "0123456789abcdef");
-	return n == 8 && strcmp(name + n, ".sock") == 0;
-}
-
-static bool
-fits_sun_path(const char *path)
-{
-	struct sockaddr_un	sun;
-
-	return strlen(path) < sizeof(sun.sun_path);
-}
-
-static void
-fill_addr(struct sockaddr_un *sun, const char *path)
-{
-	memset(sun, 0, sizeof(*sun));
-	sun->sun_family = AF_UNIX;
-	memcpy(sun->sun_path, path, strlen(path) + 1);
-}
-
-/* Invariant 3: the process at the other end runs as our user. */
-static bool
-peer_is_us(int fd)
-{
-	struct ucred	cr;
-	socklen_t	len = sizeof(cr);
-
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
-	    len == sizeof(cr) && cr.uid == geteuid();
-}
-
-/* ---- client ------------------------------------------------------------ */
-
-/* One server socket a hook may ask. */
-struct cand {
-	char		*path;	/* owned */
-	struct timespec	 bound;	/* its mtime: when the server bound it */
-	bool		 skip;	/* refused, foreign or failed: not again */
-};
-
-static int
-cand_cmp(const void *a, const void *b)
-{
-	const struct cand	*x = a, *y = b;
-
-	if (x->bound.tv_sec != y->bound.tv_sec)
-		return x->bound.tv_sec < y->bound.tv_sec ? -1 : 1;
-	if (x->bound.tv_nsec != y->bound.tv_nsec)
-		return x->bound.tv_nsec < y->bound.tv_nsec ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
-static void
-cands_free(struct cand *c, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++)
-		free(c[i].path);
-	free(c);
-}
-
-/* The sockets of this database in the private directory, oldest first. */
-static size_t
-cands_list(const struct paths *p, struct cand **out)
-{
-	struct err	 err;
-	struct stat	 st;
-	struct dirent	*e;
-	struct cand	*c = NULL;
-	char		 prefix[SIDEBAND_PREFIX_LEN], *dir, *path;
-	DIR		*d = NULL;
-	size_t		 n = 0;
-
-	*out = NULL;
-	if ((dir = path_private_dir(p, false, &err)) == NULL) {
-		log_debug("sideband:client", "no socket directory: %s",
-		    err.msg);
-		return 0;
-	}
-	name_prefix(p, prefix);
-	if ((d = opendir(dir)) != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			if (!is_sock_name(e->d_name, prefix))
-				continue;
-			path = path_join(dir, e->d_name);
-			if (!fits_sun_path(path) || lstat(path, &st) != 0 ||
-			    !S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
-				free(path);
-				continue;
-			}
-			c = xreallocarray(c, n + 1, sizeof(*c));
-			c[n++] = (struct cand){ path, st.st_mtim, false };
-		}
-		closedir(d);
-	}
-	free(dir);
-	if (n > 1)
-		qsort(c, n, sizeof(*c), cand_cmp);
-	*out = c;
-	return n;
-}
-
-bool
-sideband_up(const struct paths *p)
-{
-	struct cand	*c;
-	size_t		 n = cands_list(p, &c);
-
-	cands_free(c, n);
-	return n > 0;
-}
-
-/*
- * Whether the server at path answers a line within timeout_ms: a request
- * of no known method gets {"ok":false,...} back (§10.4), which proves it
- * reads and answers without making it do any work.
- */
-static enum sideband_state
-probe_one(const char *path, int timeout_ms)
-{
-	struct sockaddr_un	 sun;
-	struct timeval		 tv = { timeout_ms / 1000,
-				    (timeout_ms % 1000) * 1000 };
-	static const char	 ping[] = "{\"method\":\"ping\"}\n";
-	struct sbuf		 in = SBUF_INIT;
-	enum sideband_state	 state = SIDEBAND_SILENT;
-	char			 buf[512];
-	json_t			*v;
-	ssize_t			 n;
-	int			 fd;
-
-	fill_addr(&sun, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) < 0)
-		return SIDEBAND_SILENT;
-	sbuf_init(&in);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
-		state = errno == ECONNREFUSED ? SIDEBAND_STALE :
-		    SIDEBAND_SILENT;
-		goto out;
-	}
-	if (!peer_is_us(fd) || fcntl(fd, F_SETFL, 0) != 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
-	    send(fd, ping, sizeof(ping) - 1, MSG_NOSIGNAL) !=
-	    (ssize_t)sizeof(ping) - 1)
-		goto out;
-	while (memchr(in.buf, '\n', in.len) == NULL && in.len < sizeof(buf) &&
-	    (n = recv(fd, buf, sizeof(buf), 0)) > 0)
-		sbuf_add(&in, buf, (size_t)n);
-	if ((v = jsonx_parse(in.buf, in.len, "answer", NULL)) != NULL &&
-	    json_is_object(v))
-		state = SIDEBAND_ANSWERS;
-	json_decref(v);
-out:
-	sbuf_release(&in);
-	close(fd);
-	return state;
-}
-
-void
-sideband_probe(const struct paths *p, struct sideband_probe *out,
-    int timeout_ms)
-{
-	struct cand	*c;
-	size_t		 i, n = cands_list(p, &c);
-
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < n; i++)
-		out->count[probe_one(c[i].path, timeout_ms)]++;
-	cands_free(c, n);
-}
-
-/* A connected socket to c's server, or -1 and c is skipped from now on. */
-static int
-dial(struct cand *c)
-{
-	struct sockaddr_un	sun;
-	int			fd;
-
-	fill_addr(&sun, c->path);
-	c->skip = true;
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) < 0)
-		return -1;
-	/* AF_UNIX connects at once: 0, or EAGAIN when the backlog is full */
-	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
-		if (peer_is_us(fd)) {
-			c->skip = false;
-			return fd;
-		}
-		log_debug("sideband:client", "%s: not our user's; skipped",
-		    c->path);
-	} else if (errno == ECONNREFUSED) {
-		if (unlink(c->path) == 0)	/* invariant 2 */
-			log_debug("sideband:client", "removed stale socket %s",
-			    c->path);
-	} else
-		log_debug("sideband:client", "connect %s: %s", c->path,
-		    strerror(errno));
-	close(fd);
-	return -1;
-}
-
-struct conn {
-	int		fd;
-	struct sbuf	out;	/* request bytes not yet sent */
-	size_t		sent;
-	struct sbuf	in;	/* answer bytes so far */
-	bool		done;
-};
-
-static char *
-request_line(const struct sideband_ask *a)
-{
-	json_t	*o = json_object(), *st = json_array();
-	char	*s, *line;
-	size_t	 i;
-
-	for (i = 0; i < a->nstores; i++)
-		json_array_append_new(st, json_string(a->stores[i]));
-	json_object_set_new(o, "method", json_string(a->method));
-	json_object_set_new(o, "text", json_string(a->text));
-	json_object_set_new(o, "stores", st);
-	json_object_set_new(o, "threshold", json_real(a->threshold));
-	json_object_set_new(o, "limit", json_integer(a->limit));
-	s = jsonx_dump(o, 0);
-	line = xasprintf("%s\n", s);
-	free(s);
-	json_decref(o);
-	return line;
-}
-
-/* Connect one request to the first server that accepts; false when
- * there is nothing to wait for. */
-static bool
-conn_start(struct conn *c, struct cand *cand, size_t ncand,
-    const struct sideband_ask *a)
-{
-	char	*line;
-	size_t	 i;
-
-	for (i = 0; i < ncand && c->fd < 0; i++)
-		if (!cand[i].skip)
-			c->fd = dial(&cand[i]);
-	if (c->fd < 0)
-		return false;
-	line = request_line(a);
-	sbuf_adds(&c->out, line);
-	free(line);
-	return true;
-}
-
-/* Make progress on c after poll said revents; true once finished. */
-static bool
-conn_step(struct conn *c, short revents)
-{
-	char	buf[8192];
-	ssize_t	n;
-
-	if (c->sent < c->out.len && (revents & POLLOUT)) {
-		n = send(c->fd, c->out.buf + c->sent, c->out.len - c->sent,
-		    MSG_NOSIGNAL);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return true;
-		if (n > 0)
-			c->sent += (size_t)n;
-	}
-	if (revents & (POLLIN | POLLHUP | POLLERR)) {
-		n = recv(c->fd, buf, sizeof(buf), 0);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return false;
-		if (n <= 0)
-			return true;	/* peer closed early or failed */
-		sbuf_add(&c->in, buf, (size_t)n);
-		if (memchr(c->in.buf, '\n', c->in.len) != NULL ||
-		    c->in.len > SIDEBAND_MAX_LINE)
-			return true;
-	}
-	return false;
-}
-
-/* The method's array from an answer line, or NULL (§6.4). */
-static json_t *
-parse_answer(const char *method, const struct sbuf *in)
-{
-	const char	*nl = memchr(in->buf, '\n', in->len);
-	const char	*field;
-	json_t		*v, *arr = NULL;
-
-	if (nl == NULL)
-		return NULL;
-	if ((v = jsonx_parse(in->buf, (size_t)(nl - in->buf), "answer",
-	    NULL)) == NULL)
-		return NULL;
-	field = strcmp(method, "match") == 0 ? "matches" : method;
-	if (json_is_true(json_object_get(v, "ok")) &&
-	    json_is_array(json_object_get(v, field)))
-		arr = json_incref(json_object_get(v, field));
-	json_decref(v);
-	return arr;
-}
-
-void
-sideband_ask(const struct paths *p, struct sideband_ask *asks, size_t n,
-    int timeout_ms)
-{
-	struct conn	*c = xcalloc(n, sizeof(*c));
-	struct pollfd	*pfd = xcalloc(n, sizeof(*pfd));
-	int64_t		 deadline = clock_mono_ms() + timeout_ms, left;
-	struct cand	*cand;
-	size_t		 i, open = 0, ncand = cands_list(p, &cand);
-
-	for (i = 0; i < n; i++) {
-		asks[i].result = NULL;
-		sbuf_init(&c[i].out);
-		sbuf_init(&c[i].in);
-		c[i].fd = -1;
-		if (conn_start(&c[i], cand, ncand, &asks[i]))
-			open++;
-		else
-			c[i].done = true;
-	}
-	while (open > 0 && (left = deadline - clock_mono_ms()) > 0) {
-		for (i = 0; i < n; i++) {
-			pfd[i].fd = c[i].done ? -1 : c[i].fd;
-			pfd[i].events = POLLIN |
-			    (c[i].sent < c[i].out.len ? POLLOUT : 0);
-			pfd[i].revents = 0;
-		}
-		if (poll(pfd, n, (int)left) < 0 && errno != EINTR)
-			break;
-		for (i = 0; i < n; i++) {
-			if (c[i].done || pfd[i].revents == 0)
-				continue;
-			if (conn_step(&c[i], pfd[i].revents)) {
-				c[i].done = true;
-				open--;
-				asks[i].result = parse_answer(asks[i].method,
-				    &c[i].in);
-			}
-		}
-	}
-	for (i = 0; i < n; i++) {
-		if (!c[i].done)
-			log_debug("sideband:client", "%s timed out",
-			    asks[i].method);
-		if (c[i].fd >= 0)
-			close(c[i].fd);
-		sbuf_release(&c[i].out);
-		sbuf_release(&c[i].in);
-	}
-	cands_free(cand, ncand);
-	free(c);
-	free(pfd);
-}
-
-/* ---- server ------------------------------------------------------------ */
 
 struct client {
 	int		fd;
@@ -528,13 +107,15 @@ embed_memo(struct sideband *sb, const char *text, int *dim, struct err *err)
 
 /* match (§6.3): the recall nudge's matches (tool_nudge_matches). */
 static int
-answer_match(struct tool_ctx *ctx, const struct store_query *q,
-    double threshold, json_t *out, struct err *err)
+answer_match(struct tool_ctx *ctx, const struct engine *eng,
+    const struct store_query *q, double threshold, json_t *out,
+    struct err *err)
 {
 	struct store_hits	 hits = { NULL, 0 };
 	json_t			*m;
 	size_t			 i;
 
+	(void)eng;
 	if (tool_nudge_matches(ctx, q, threshold, &hits, err) != 0) {
 		store_hits_release(&hits);
 		return -1;
@@ -582,74 +163,50 @@ answer_engine(struct tool_ctx *ctx, const struct engine *eng,
 	return 0;
 }
 
+/* How each method of the wire is answered. */
+static const struct {
+	int			(*run)(struct tool_ctx *, const struct engine *,
+				    const struct store_query *, double threshold,
+				    json_t *out, struct err *);
+	const struct engine	*eng;
+} methods[SIDEBAND_WIRE_NMETHODS] = {
+	[SIDEBAND_WIRE_MATCH] = { answer_match, NULL },
+	[SIDEBAND_WIRE_PREDICTIONS] = { answer_engine, &predict_engine },
+	[SIDEBAND_WIRE_BEHAVIORS] = { answer_engine, &behavior_engine },
+};
+
 /* One request line to one response object (§6.3). */
 static json_t *
 answer(struct sideband *sb, const char *line, size_t len)
 {
-	struct tool_ctx		*ctx = mcp_tool_ctx(sb->mcp);
-	struct store_query	 q;
-	struct err		 err = { "" };
-	const char		*method, *text, **stores = NULL;
-	const json_t		*st, *th;
-	json_t			*req, *res = json_object(), *arr = NULL;
-	double			 threshold;
-	size_t			 i;
-	int			 rc = -1;
+	struct sideband_wire_request	 r;
+	struct store_query		 q;
+	struct err			 err = { "" };
+	json_t				*res, *items = NULL;
+	int				 rc = -1;
 
-	if ((req = jsonx_parse(line, len, "request", NULL)) == NULL ||
-	    !json_is_object(req)) {
-		json_object_set_new(res, "ok", json_false());
-		json_object_set_new(res, "error", json_string("Invalid JSON"));
-		goto out;
-	}
-	method = jsonx_str(req, "method");
-	if (method == NULL || (strcmp(method, "match") != 0 &&
-	    strcmp(method, "predictions") != 0 &&
-	    strcmp(method, "behaviors") != 0)) {
-		json_object_set_new(res, "ok", json_false());
-		json_object_set_new(res, "error", json_pack("s+", "Unknown "
-		    "method: ", method != NULL ? method : "undefined"));
-		goto out;
-	}
-	text = jsonx_str(req, "text") != NULL ? jsonx_str(req, "text") : "";
-	st = jsonx_get(req, "stores");
-	stores = xcalloc(json_array_size(st) + 1, sizeof(*stores));
+	memset(&r, 0, sizeof(r));
+	if ((res = sideband_wire_request_read(line, len, &r)) != NULL)
+		return res;
 	memset(&q, 0, sizeof(q));
-	for (i = 0; i < json_array_size(st); i++)
-		if (json_is_string(json_array_get(st, i)))
-			stores[q.nstores++] =
-			    json_string_value(json_array_get(st, i));
-	q.stores = stores;
-	q.limit = (int)json_integer_value(jsonx_get(req, "limit"));
+	q.stores = r.stores;
+	q.nstores = r.nstores;
+	q.limit = r.limit;
 	q.min_score = -2;
-	q.text = text;
-	/* §6.3: null compares as 0; absent (or garbage) matches nothing */
-	th = json_object_get(req, "threshold");
-	threshold = json_is_null(th) ? 0 : json_is_number(th) ?
-	    json_number_value(th) : 2;
-	if ((q.vec = embed_memo(sb, text, &q.dim, &err)) != NULL) {
-		arr = json_array();
-		if (strcmp(method, "match") == 0)
-			rc = answer_match(ctx, &q, threshold, arr, &err);
-		else
-			rc = answer_engine(ctx, strcmp(method, "predictions") ==
-			    0 ? &predict_engine : &behavior_engine, &q,
-			    threshold, arr, &err);
+	q.text = r.text;
+	if ((q.vec = embed_memo(sb, r.text, &q.dim, &err)) != NULL) {
+		items = json_array();
+		rc = methods[r.method].run(mcp_tool_ctx(sb->mcp),
+		    methods[r.method].eng, &q, r.threshold, items, &err);
 	}
 	if (rc != 0) {
-		json_object_set_new(res, "ok", json_false());
-		json_object_set_new(res, "error", json_string(err.msg));
-		json_decref(arr);
-	} else {
-		json_object_set_new(res, "ok", json_true());
-		json_object_set_new(res, strcmp(method, "match") == 0 ?
-		    "matches" : method, arr);
-	}
-	log_debug("sideband:server", "%s: %s", method, rc == 0 ? "ok" :
-	    err.msg);
-out:
-	free(stores);
-	json_decref(req);
+		json_decref(items);
+		res = sideband_wire_refusal(err.msg);
+	} else
+		res = sideband_wire_answer(r.method, items);
+	log_debug("sideband:server", "%s: %s",
+	    sideband_wire_method_name(r.method), rc == 0 ? "ok" : err.msg);
+	sideband_wire_request_release(&r);
 	return res;
 }
 
@@ -699,14 +256,14 @@ timer_arm(struct sideband *sb)
 static void
 client_answer(struct sideband *sb, struct client *c, size_t len)
 {
-	struct timeval	 tv = { SIDEBAND_TIMEOUT_MS / 1000, 0 };
+	struct timeval	 tv = { SIDEBAND_WIRE_TIMEOUT_MS / 1000, 0 };
 	json_t		*res = answer(sb, c->in.buf, len);
 	char		*s = jsonx_dump(res, 0);
 	char		*line = xasprintf("%s\n", s);
 	size_t		 off = 0;
 	ssize_t		 n;
 
-	/* invariant 4: the answer is small; bound the write, not the loop */
+	/* invariant 1: the answer is small; bound the write, not the loop */
 	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	while (off < strlen(line)) {
@@ -738,7 +295,7 @@ on_client(void *arg, int fd)
 	n = recv(fd, buf, sizeof(buf), 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n <= 0 || c->in.len + (size_t)n > SIDEBAND_MAX_LINE) {
+	if (n <= 0 || c->in.len + (size_t)n > SIDEBAND_WIRE_MAX_LINE) {
 		client_drop(sb, (size_t)(c - sb->clients));
 		return;
 	}
@@ -751,7 +308,7 @@ on_client(void *arg, int fd)
 
 static void on_listen(void *, int);
 
-/* Invariant 5: drop the late, and end a rest. */
+/* Invariant 2: drop the late, and end a rest. */
 static void
 on_timer(void *arg, int fd)
 {
@@ -792,7 +349,7 @@ client_add(struct sideband *sb, int fd)
  * Accept what is pending, a bounded number at a time so a flood cannot
  * hold stdio off. Out of descriptors, make room by evicting the oldest
  * client; with none of ours to evict, rest instead of spinning on a
- * listener that stays readable (invariant 5).
+ * listener that stays readable (invariant 2).
  */
 static void
 on_listen(void *arg, int fd)
@@ -803,7 +360,7 @@ on_listen(void *arg, int fd)
 	for (i = 0; i < SIDEBAND_MAX_CLIENTS; i++) {
 		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd >= 0) {
-			if (peer_is_us(cfd))	/* invariant 3 */
+			if (sideband_wire_peer_ok(cfd))	/* wire invariant 3 */
 				client_add(sb, cfd);
 			else
 				close(cfd);
@@ -825,7 +382,8 @@ on_listen(void *arg, int fd)
 
 /*
  * Bind and listen under a ".new" name, then rename it into place
- * (invariant 2). Returns 0, or -1 with err set and nothing left behind.
+ * (sideband_wire.c invariant 2). Returns 0, or -1 with err set and
+ * nothing left behind.
  */
 static int
 listen_at(int fd, const char *base, char **path, struct err *err)
@@ -836,12 +394,12 @@ listen_at(int fd, const char *base, char **path, struct err *err)
 	int			 rc;
 
 	*path = xasprintf("%s.sock", base);
-	if (!fits_sun_path(*path) || !fits_sun_path(tmp)) {
+	if (!sideband_wire_fits(*path) || !sideband_wire_fits(tmp)) {
 		/* §6.1: unavailable, never truncated */
 		rc = err_set(err, "socket path '%s' is too long", *path);
 		goto out;
 	}
-	fill_addr(&sun, tmp);
+	sideband_wire_addr(&sun, tmp);
 	old = umask(0177);	/* deviation (§6.2): the socket is 0600 */
 	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
 	umask(old);
@@ -867,7 +425,7 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
     struct sideband **out, struct err *err)
 {
 	struct sideband	*sb;
-	char		 prefix[SIDEBAND_PREFIX_LEN], *dir = NULL, *base = NULL;
+	char		 prefix[SIDEBAND_WIRE_PREFIX_LEN], *dir = NULL, *base = NULL;
 	uint32_t	 nonce;
 	int		 rc = -1;
 
@@ -876,13 +434,13 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
 	sb->fd = sb->timer = -1;
 	if ((dir = path_private_dir(paths, true, err)) == NULL)
 		goto out;
-	/* invariant 1: a name nobody had; the kernel's CSPRNG never cuts
-	 * 4 bytes short */
+	/* wire invariant 1: a name nobody had; the kernel's CSPRNG never
+	 * cuts 4 bytes short */
 	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce)) {
 		err_errno(err, "cannot name the socket");
 		goto out;
 	}
-	name_prefix(paths, prefix);
+	sideband_wire_prefix(paths, prefix);
 	base = xasprintf("%s/%s%ld.%08lx", dir, prefix, (long)getpid(),
 	    (unsigned long)nonce);
 	if ((sb->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
@@ -921,7 +479,7 @@ sideband_close(struct sideband *sb)
 		client_drop(sb, 0);
 	mcp_unwatch(sb->mcp, sb->fd);
 	mcp_unwatch(sb->mcp, sb->timer);
-	unlink(sb->path);	/* invariant 2: before the listener closes */
+	unlink(sb->path);	/* wire invariant 2: before the listener closes */
 	close(sb->fd);
 	close(sb->timer);
 	free(sb->clients);
