@@ -7,8 +7,8 @@
  * became of each file. The hosts are the rows of setup_host_table
  * (host/setup/setup_host.c), run in its order, Claude Code first,
  * opencode last: what each writes is its row's, the summary this file's.
- * Re-running replaces only thatch's own parts. A damaged instruction block is reported on stderr and left
- * alone; the rest still happens.
+ * Re-running replaces only thatch's own parts. A damaged instruction
+ * block is reported on stderr and left alone; the rest still happens.
  *
  * Project scope from a subdirectory of a git work tree goes to the top of
  * the tree (setup_project_top), where Claude Code finds .mcp.json and
