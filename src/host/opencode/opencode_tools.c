@@ -218,11 +218,12 @@ opencode_tools_after(struct opencode *oc, const json_t *req, json_t *res,
 	int		 rc;
 
 	(void)res;
-	/* B5: a chat call's transcript echo, built when it ran (op_tool) */
+	/* B5: a chat call's transcript echo, built when it ran (opencode_tools_call) */
 	if (tool != NULL && strncmp(tool, TEXT_OPENCODE_PREFIX "chat_",
 	    strlen(TEXT_OPENCODE_PREFIX "chat_")) == 0)
 		opencode_chat_echo_pop(oc->chat, sid, actions);
-	/* thatch's own calls settle in op_tool, where their outcome is known */
+	/* thatch's own calls settle in opencode_tools_call, where their
+	 * outcome is known */
 	if (tool == NULL || sid == NULL || hook_verdict(tool, false) !=
 	    QUEUE_KEEP)
 		return 0;

@@ -72,8 +72,9 @@ opencode_advice(const struct setup_opts *o, const struct setup_host_report *r,
 {
 	(void)o;
 	if (!removed && r->plugin.dropped_mcp)
-		sbuf_adds(out, "The old \"thatch\" MCP server entry was removed: "
-		    "the plugin provides the\nsame thatch_* tools.\n\n");
+		sbuf_adds(out, "The old \"thatch\" MCP server entry was "
+		    "removed: the plugin provides the\nsame thatch_* "
+		    "tools.\n\n");
 }
 
 const struct setup_host setup_host_table[] = {

@@ -1,4 +1,4 @@
-/* setup_host.h — the hosts `thatch setup` knows, one row each (setup_host.c). */
+/* setup_host.h — the table of hosts setup knows (setup_host.c). */
 #ifndef THATCH_HOST_SETUP_HOST_H
 #define THATCH_HOST_SETUP_HOST_H
 

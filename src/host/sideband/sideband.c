@@ -166,7 +166,7 @@ answer_engine(struct tool_ctx *ctx, const struct engine *eng,
 /* How each method of the wire is answered. */
 static const struct {
 	int			(*run)(struct tool_ctx *, const struct engine *,
-				    const struct store_query *, double threshold,
+				    const struct store_query *, double,
 				    json_t *out, struct err *);
 	const struct engine	*eng;
 } methods[SIDEBAND_WIRE_NMETHODS] = {
@@ -425,7 +425,8 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
     struct sideband **out, struct err *err)
 {
 	struct sideband	*sb;
-	char		 prefix[SIDEBAND_WIRE_PREFIX_LEN], *dir = NULL, *base = NULL;
+	char		 prefix[SIDEBAND_WIRE_PREFIX_LEN];
+	char		*dir = NULL, *base = NULL;
 	uint32_t	 nonce;
 	int		 rc = -1;
 
@@ -479,7 +480,8 @@ sideband_close(struct sideband *sb)
 		client_drop(sb, 0);
 	mcp_unwatch(sb->mcp, sb->fd);
 	mcp_unwatch(sb->mcp, sb->timer);
-	unlink(sb->path);	/* wire invariant 2: before the listener closes */
+	/* wire invariant 2: before the listener closes */
+	unlink(sb->path);
 	close(sb->fd);
 	close(sb->timer);
 	free(sb->clients);

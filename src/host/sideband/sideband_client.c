@@ -89,8 +89,9 @@ cands_list(const struct paths *p, struct cand **out)
 			if (!sideband_wire_is_sock(e->d_name, prefix))
 				continue;
 			path = path_join(dir, e->d_name);
-			if (!sideband_wire_fits(path) || lstat(path, &st) != 0 ||
-			    !S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
+			if (!sideband_wire_fits(path) ||
+			    lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+			    st.st_uid != geteuid()) {
 				free(path);
 				continue;
 			}
@@ -198,7 +199,8 @@ dial(struct cand *c)
 		log_debug("sideband:client", "%s: not our user's; skipped",
 		    c->path);
 	} else if (errno == ECONNREFUSED) {
-		if (unlink(c->path) == 0)	/* sideband_wire.c invariant 2 */
+		/* sideband_wire.c invariant 2 */
+		if (unlink(c->path) == 0)
 			log_debug("sideband:client", "removed stale socket %s",
 			    c->path);
 	} else

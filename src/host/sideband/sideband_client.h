@@ -1,4 +1,4 @@
-/* sideband_client.h — a hook asks the MCP server's model (sideband_client.c). */
+/* sideband_client.h — the hook's end of the sideband (sideband_client.c). */
 #ifndef THATCH_HOST_SIDEBAND_CLIENT_H
 #define THATCH_HOST_SIDEBAND_CLIENT_H
 
