@@ -37,12 +37,10 @@
 #include "core/session/queue.h"
 #include "core/store/store.h"
 #include "embed/model.h"
-#include "host/setup/claude.h"
-#include "host/setup/cursor.h"
-#include "host/setup/opencode_setup.h"
 #include "host/setup/setup.h"
 #include "host/setup/setup_check.h"
-#include "host/sideband.h"
+#include "host/setup/setup_host.h"
+#include "host/sideband/sideband_client.h"
 #include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -287,30 +285,20 @@ check_space(struct doctor *d)
 	}
 }
 
-/* The hosts setup knows, as `thatch setup` names them. */
-static const struct {
-	const char	*name, *flag;
-	void		(*check)(const struct setup_opts *,
-			    struct setup_check *);
-} hosts[] = {
-	{ "Claude Code", "--claude", claude_check },
-	{ "Cursor", "--cursor", cursor_check },
-	{ "opencode", "--opencode", opencode_check },
-};
-
+/* One row of setup_host_table, as `thatch setup` names it. */
 static void
-check_host(struct doctor *d, size_t h, bool global)
+check_host(struct doctor *d, const struct setup_host *h, bool global)
 {
 	struct setup_opts	o = { &d->ctx->paths, NULL, global };
 	struct setup_check	c;
 	char			name[64], fix[128];
 
-	snprintf(name, sizeof(name), "%s (%s)", hosts[h].name, global ?
+	snprintf(name, sizeof(name), "%s (%s)", h->name, global ?
 	    "global" : "project");
-	snprintf(fix, sizeof(fix), "run `thatch setup %s%s`", hosts[h].flag,
+	snprintf(fix, sizeof(fix), "run `thatch setup %s%s`", h->flag,
 	    global ? " --global" : "");
 	setup_check_init(&c);
-	hosts[h].check(&o, &c);
+	h->check(&o, &c);
 	if (c.found == 0)
 		say(d, MARK_INFO, name, fix, "not set up");
 	else if (c.found == c.expected && c.problems.len == 0)
@@ -328,22 +316,22 @@ check_hosts(struct doctor *d)
 {
 	size_t	i;
 
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
-		check_host(d, i, false);
-		check_host(d, i, true);
+	for (i = 0; i < setup_host_count; i++) {
+		check_host(d, &setup_host_table[i], false);
+		check_host(d, &setup_host_table[i], true);
 	}
 }
 
 static void
 check_server(struct doctor *d)
 {
-	struct sideband_probe	p;
-	int			live, stale, silent;
+	struct sideband_client_probe	p;
+	int				live, stale, silent;
 
-	sideband_probe(&d->ctx->paths, &p, DOCTOR_PROBE_MS);
-	live = p.count[SIDEBAND_ANSWERS];
-	stale = p.count[SIDEBAND_STALE];
-	silent = p.count[SIDEBAND_SILENT];
+	sideband_client_probe(&d->ctx->paths, &p, DOCTOR_PROBE_MS);
+	live = p.count[SIDEBAND_CLIENT_ANSWERS];
+	stale = p.count[SIDEBAND_CLIENT_STALE];
+	silent = p.count[SIDEBAND_CLIENT_SILENT];
 	if (silent > 0)
 		say(d, MARK_BAD, "server", "restart the host; if it keeps "
 		    "happening, look in the debug log (THATCH_DEBUG=1)",

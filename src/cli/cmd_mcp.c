@@ -33,8 +33,8 @@
 #include "host/hook.h"
 #include "host/mcp.h"
 #include "host/prompts.h"
-#include "host/setup/setup.h"
-#include "host/sideband.h"
+#include "host/setup/setup_host.h"
+#include "host/sideband/sideband.h"
 #include "host/version_watch.h"
 #include "text/actions.h"
 #include "tools/tool.h"
@@ -100,7 +100,7 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct version_watch	*watch;
 	struct sbuf		 instructions = SBUF_INIT;
 	struct sideband		*sb = NULL;
-	struct setup_refresh	 refresh = { &setup, &ctx->paths };
+	struct setup_host_refresh refresh = { &setup, &ctx->paths };
 	struct startup		 startup = { ctx, &tools, NULL, NULL, 0 };
 	const char		*warmup = path_env("THATCH_WARMUP");
 	struct err		 err;
@@ -136,7 +136,7 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 		free(warning);
 	}
 	/* the hosts' parts: auto-refresh (§2.7), queue glue, sideband (§6) */
-	mcp_after_initialize(srv, setup_refresh, &refresh);
+	mcp_after_initialize(srv, setup_host_refresh, &refresh);
 	hook_wire_queue(&tools);
 	if (sideband_open(srv, &ctx->paths, &sb, &err) != 0)
 		log_warn("sideband socket failed: %s", err.msg);

@@ -2,7 +2,7 @@
  * cmd_opencode.c — `thatch opencode`: the core process opencode's thatch
  * plugin spawns, one per opencode process, speaking newline-delimited JSON
  * on stdin and stdout (docs/opencode.md); the protocol is
- * host/opencode/opencode.c.
+ * host/opencode/opencode.c's.
  * The project store is detected on the first request that needs it and
  * the model warms up while the plugin is quiet, so the plugin's start
  * waits for neither.

@@ -4,9 +4,11 @@
  * skills for Claude Code and/or Cursor (hosts-hooks-cli §1.3, §3), and the
  * plugin entry and skills for opencode (docs/opencode.md), then say what
  * was written; with --remove take exactly that out again and say what
- * became of each file. Claude Code first, opencode last. Re-running
- * replaces only thatch's own parts. A damaged instruction block is
- * reported on stderr and left alone; the rest still happens.
+ * became of each file. The hosts are the rows of setup_host_table
+ * (host/setup/setup_host.c), run in its order, Claude Code first,
+ * opencode last: what each writes is its row's, the summary this file's.
+ * Re-running replaces only thatch's own parts. A damaged instruction
+ * block is reported on stderr and left alone; the rest still happens.
  *
  * Project scope from a subdirectory of a git work tree goes to the top of
  * the tree (setup_project_top), where Claude Code finds .mcp.json and
@@ -27,11 +29,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "host/setup/claude.h"
-#include "host/setup/cursor.h"
-#include "host/setup/opencode_setup.h"
 #include "host/setup/setup.h"
+#include "host/setup/setup_host.h"
 #include "host/setup/setup_undo.h"
+#include "util/sbuf.h"
 
 /* "  <label>" padded so that every value starts at column 17 (§1.3). */
 static void
@@ -85,10 +86,6 @@ report_opencode(const struct setup_opts *o, const struct opencode_report *r)
 	files("Commands:", r->commands_dir, r->commands_written,
 	    r->commands_unchanged);
 	putchar('\n');
-	if (r->dropped_mcp)
-		printf("The old \"thatch\" MCP server entry was removed: the "
-		    "plugin provides the\nsame thatch_* tools.\n\n");
-	puts("Restart opencode to load thatch.");
 }
 
 /* What --remove did to one file (enum setup_undo), as the summary says it. */
@@ -156,66 +153,6 @@ report_opencode_removed(const struct setup_opts *o,
 	putchar('\n');
 }
 
-/*
- * One host's row: its name, flag, its folder in a project (".claude") and
- * its user folder (a struct paths member), and what installs or removes
- * it.
- */
-struct host_row {
-	const char	*flag;
-	const char	*name;
-	const char	*dot;
-	const char	*(*user_dir)(const struct paths *);
-	int		(*install)(const struct setup_opts *,
-			    struct setup_report *, struct err *);
-	int		(*remove)(const struct setup_opts *,
-			    struct setup_report *, struct err *);
-	void		(*after)(const struct setup_opts *,
-			    const struct setup_report *);
-};
-
-static void
-after_claude(const struct setup_opts *o, const struct setup_report *r)
-{
-	if (o->global)
-		printf("Register the MCP server for every project with:\n"
-		    "  claude mcp add --scope user thatch -- %s mcp\n\n",
-		    o->self);
-	else
-		printf("The project server in .mcp.json is approved in %s; "
-		    "Claude Code starts it\nonce you trust this folder on "
-		    "the next interactive launch (claude -p never asks).\n\n",
-		    r->approval);
-	puts("Restart Claude Code to load thatch.");
-}
-
-static void
-after_cursor(const struct setup_opts *o, const struct setup_report *r)
-{
-	(void)o;
-	(void)r;
-	puts("Restart Cursor to load thatch.");
-}
-
-static const char *
-claude_user_dir(const struct paths *p)
-{
-	return p->claude_dir;
-}
-
-static const char *
-cursor_user_dir(const struct paths *p)
-{
-	return p->cursor_dir;
-}
-
-static const struct host_row hosts[] = {
-	{ "--claude", "Claude Code", ".claude", claude_user_dir,
-	    claude_install, claude_remove, after_claude },
-	{ "--cursor", "Cursor", ".cursor", cursor_user_dir, cursor_install,
-	    cursor_remove, after_cursor },
-};
-
 /* Whether two paths name one folder (as written when either is missing). */
 static bool
 same_folder(const char *a, const char *b)
@@ -234,7 +171,7 @@ same_folder(const char *a, const char *b)
  * had the server. Removal stays allowed, to undo such an install.
  */
 static int
-refuse_user_folder(const struct host_row *h, const struct setup_opts *o,
+refuse_user_folder(const struct setup_host *h, const struct setup_opts *o,
     struct err *err)
 {
 	const char	*user = h->user_dir(o->paths);
@@ -250,43 +187,42 @@ refuse_user_folder(const struct host_row *h, const struct setup_opts *o,
 	    o->paths->project_dir, h->name, h->flag);
 }
 
-/* Install or remove one of the hosts[] rows; 0 or CMD_FAILED. */
-static int
-run_host(const struct host_row *h, const struct setup_opts *o, bool remove,
-    struct err *err)
+/* After a successful run: the summary, the host's advice, the restart. */
+static void
+say_done(const struct setup_host *h, const struct setup_opts *o, bool remove,
+    const struct setup_host_report *r)
 {
-	struct setup_report	r;
-	int			rc;
+	struct sbuf	advice = SBUF_INIT;
 
-	if (!o->global && !remove && refuse_user_folder(h, o, err) != 0)
-		return CMD_FAILED;
-	rc = (remove ? h->remove : h->install)(o, &r, err);
-	if (rc == 0 && remove) {
-		report_removed(h->name, o, &r);
-		if (o->global && h->install == claude_install)
-			printf("If you registered the MCP server for every "
-			    "project, unregister it with:\n  claude mcp "
-			    "remove --scope user thatch\n\n");
-	} else if (rc == 0) {
-		report(h->name, o, &r);
-		h->after(o, &r);
-	}
-	setup_report_release(&r);
-	return rc == 0 ? 0 : CMD_FAILED;
+	if (h->install_plugin != NULL)
+		(remove ? report_opencode_removed : report_opencode)(o,
+		    &r->plugin);
+	else
+		(remove ? report_removed : report)(h->name, o, &r->files);
+	sbuf_init(&advice);
+	if (h->advice != NULL)
+		h->advice(o, r, remove, &advice);
+	fputs(advice.buf, stdout);
+	sbuf_release(&advice);
+	if (!remove)
+		printf("Restart %s to load thatch.\n", h->name);
 }
 
+/* Install or remove one row of setup_host_table; 0 or CMD_FAILED. */
 static int
-run_opencode(const struct setup_opts *o, bool remove, struct err *err)
+run_host(const struct setup_host *h, const struct setup_opts *o, bool remove,
+    struct err *err)
 {
-	struct opencode_report	oc;
-	int			rc;
+	struct setup_host_report	r;
+	int				rc;
 
-	rc = (remove ? opencode_remove : opencode_install)(o, &oc, err);
-	if (rc == 0 && remove)
-		report_opencode_removed(o, &oc);
-	else if (rc == 0)
-		report_opencode(o, &oc);
-	opencode_report_release(&oc);
+	if (h->dot != NULL && !o->global && !remove &&
+	    refuse_user_folder(h, o, err) != 0)
+		return CMD_FAILED;
+	rc = setup_host_run(h, o, remove, &r, err);
+	if (rc == 0)
+		say_done(h, o, remove, &r);
+	setup_host_report_release(&r);
 	return rc == 0 ? 0 : CMD_FAILED;
 }
 
@@ -306,19 +242,18 @@ static int
 cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct setup_opts	 o = { &ctx->paths, NULL, false };
-	bool			 remove, any = false, opencode;
+	bool			 remove, any = false, shown = false;
 	char			*from = NULL;
 	size_t			 i;
 	int			 rc = 0;
 
 	(void)argc;
 	(void)argv;
-	opencode = cli_flag(ctx, "--opencode");
 	remove = cli_flag(ctx, "--remove");
 	o.global = cli_flag(ctx, "--global");
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++)
-		any = any || cli_flag(ctx, hosts[i].flag);
-	if (!any && !opencode) {
+	for (i = 0; i < setup_host_count; i++)
+		any = any || cli_flag(ctx, setup_host_table[i].flag);
+	if (!any) {
 		err_set(&ctx->err, "choose a host with --claude, --cursor "
 		    "and/or --opencode");
 		return CMD_USAGE;
@@ -328,17 +263,14 @@ cmd_setup_exec(struct cli_ctx *ctx, int argc, char **argv)
 	free(from);
 	if ((o.self = setup_self(&ctx->err)) == NULL)
 		return CMD_FAILED;
-	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]) && rc == 0; i++) {
-		if (!cli_flag(ctx, hosts[i].flag))
+	for (i = 0; i < setup_host_count && rc == 0; i++) {
+		if (!cli_flag(ctx, setup_host_table[i].flag))
 			continue;
-		if (i > 0)
-			putchar('\n');	/* §1.3: before Cursor's */
-		rc = run_host(&hosts[i], &o, remove, &ctx->err);
-	}
-	if (rc == 0 && opencode) {
-		if (any)
+		/* an empty line between hosts, and §1.3's before Cursor's */
+		if (shown || setup_host_table[i].blank_first)
 			putchar('\n');
-		rc = run_opencode(&o, remove, &ctx->err);
+		rc = run_host(&setup_host_table[i], &o, remove, &ctx->err);
+		shown = true;
 	}
 	if (remove)
 		setup_undo_done(&o);

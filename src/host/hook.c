@@ -32,7 +32,7 @@
 #include "core/engine/behavior.h"
 #include "core/engine/engine.h"
 #include "core/engine/predict.h"
-#include "host/sideband.h"
+#include "host/sideband/sideband_client.h"
 #include "text/nudge.h"
 #include "tools/tool.h"
 #include "util/err.h"
@@ -286,43 +286,69 @@ hook_repo_put(const struct paths *paths, const char *store)
 bool
 hook_sideband_up(const struct paths *paths)
 {
-	return sideband_up(paths);
+	return sideband_client_up(paths);
 }
+
+/*
+ * The parts of the prompt-aware tier (§5.3), in the order they print:
+ * the sideband method asking for each, its threshold (the environment's,
+ * else the default) and limit, and the engine rendering its items (none:
+ * the recall nudge).
+ */
+static const struct {
+	unsigned			 part;
+	enum sideband_wire_method	 method;
+	const char			*env;
+	double				 threshold;
+	int				 limit;
+	const struct engine		*eng;
+} related[] = {
+	{ HOOK_RECALL, SIDEBAND_WIRE_MATCH, "THATCH_RECALL_THRESHOLD", 0.55,
+	    5, NULL },
+	{ HOOK_PREDICTIONS, SIDEBAND_WIRE_PREDICTIONS,
+	    "THATCH_PREDICTION_THRESHOLD", ENGINE_THRESHOLD, ENGINE_LIMIT,
+	    &predict_engine },
+	{ HOOK_BEHAVIORS, SIDEBAND_WIRE_BEHAVIORS, "THATCH_BEHAVIOR_THRESHOLD",
+	    ENGINE_THRESHOLD, ENGINE_LIMIT, &behavior_engine },
+};
+
+#define HOOK_NRELATED	(sizeof(related) / sizeof(related[0]))
 
 int
 hook_related(const struct paths *paths, const char *repo, const char *prompt,
     unsigned parts, struct sbuf *out)
 {
-	const char *const	 stores[] = { repo, "global" };
-	struct sideband_ask	 ask[3];
-	size_t			 n = 0, i;
-	int			 added = 0;
+	const char *const		 stores[] = { repo, "global" };
+	struct sideband_client_ask	 ask[HOOK_NRELATED];
+	size_t				 row[HOOK_NRELATED], n = 0, i;
+	int				 added = 0;
 
-	if (parts & HOOK_RECALL)
-		ask[n++] = (struct sideband_ask){ "match", prompt, stores, 2,
-		    num_env("THATCH_RECALL_THRESHOLD", 0.55), 5, NULL };
-	if (parts & HOOK_PREDICTIONS)
-		ask[n++] = (struct sideband_ask){ "predictions", prompt,
-		    stores, 2, num_env("THATCH_PREDICTION_THRESHOLD",
-		    ENGINE_THRESHOLD), ENGINE_LIMIT, NULL };
-	if (parts & HOOK_BEHAVIORS)
-		ask[n++] = (struct sideband_ask){ "behaviors", prompt, stores,
-		    2, num_env("THATCH_BEHAVIOR_THRESHOLD", ENGINE_THRESHOLD),
-		    ENGINE_LIMIT, NULL };
-	sideband_ask(paths, ask, n, SIDEBAND_TIMEOUT_MS);
+	memset(ask, 0, sizeof(ask));
+	for (i = 0; i < HOOK_NRELATED; i++) {
+		if (!(parts & related[i].part))
+			continue;
+		ask[n].req.method = related[i].method;
+		ask[n].req.text = prompt;
+		ask[n].req.stores = stores;
+		ask[n].req.nstores = 2;
+		ask[n].req.threshold = num_env(related[i].env,
+		    related[i].threshold);
+		ask[n].req.limit = related[i].limit;
+		row[n++] = i;
+	}
+	sideband_client_ask(paths, ask, n, SIDEBAND_WIRE_TIMEOUT_MS);
 	for (i = 0; i < n; i++) {
-		log_debug("sideband:client", "%s: %s", ask[i].method,
+		log_debug("sideband:client", "%s: %s",
+		    sideband_wire_method_name(ask[i].req.method),
 		    ask[i].result == NULL ? "no answer" : "answered");
 		if (json_array_size(ask[i].result) == 0)
 			continue;
 		if (added++ > 0)
 			sbuf_adds(out, "\n\n");
-		if (strcmp(ask[i].method, "match") == 0)
+		if (related[row[i]].eng == NULL)
 			render_recall(ask[i].result, out);
 		else
-			render_engine(strcmp(ask[i].method, "predictions") ==
-			    0 ? &predict_engine : &behavior_engine,
-			    ask[i].result, out);
+			render_engine(related[row[i]].eng, ask[i].result, out);
 	}
 	for (i = 0; i < n; i++)
 		json_decref(ask[i].result);

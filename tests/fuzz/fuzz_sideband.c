@@ -1,10 +1,10 @@
 /*
- * fuzz_sideband.c — the sideband request handler (src/host/sideband.c,
- * through sideband_answer_line). An input is what a hook sends: the
- * server answers its first line, as it does on a connection, with a
- * private database holding a few memories, a prediction and a behavior,
- * and the tiny fixture model, so match, predictions and behaviors all
- * embed and score for real.
+ * fuzz_sideband.c — the sideband request handler
+ * (src/host/sideband/sideband.c, through sideband_answer_line). An input
+ * is what a hook sends: the server answers its first line, as it does on
+ * a connection, with a private database holding a few memories, a
+ * prediction and a behavior, and the tiny fixture model, so match,
+ * predictions and behaviors all embed and score for real.
  *
  * Properties (hosts-hooks-cli §6.3): every answer is a JSON object with a
  * boolean ok; ok:true carries the method's array ("matches" for match),
@@ -19,7 +19,7 @@
 
 #include "core/store/store.h"
 #include "host/mcp.h"
-#include "host/sideband.h"
+#include "host/sideband/sideband.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/path.h"

@@ -3,8 +3,9 @@
  * (engines-and-extras B5 "Registration", "Heartbeat, staleness and
  * delivery", "Transcript echo"; hosts-hooks-cli §9.2, §9.6): which
  * sessions this process hosts, their heartbeats, the wake prompts and
- * their rate cap, and the echoes of chat calls. opencode.c feeds it
- * events and ticks and forwards the actions; the tables are core/session/chat.c's.
+ * their rate cap, and the echoes of chat calls. The core feeds it events
+ * (opencode_events.c), calls (opencode_tools.c) and ticks (opencode.c)
+ * and forwards the actions; the tables are core/session/chat.c's.
  *
  *  1. Only the process that hosts a session wakes it, and a wake prompt
  *     announces rows it claimed (chat_claim sets delivered_at in one

@@ -1,11 +1,14 @@
 /*
- * setup.c — what `thatch setup` writes, shared by both hosts.
+ * setup.c — the toolkit of `thatch setup`: the writers every host's
+ * installer is built from.
  *
- * The pieces claude.c and cursor.c assemble (hosts-hooks-cli §3, §8):
- * the program path, JSON config files merged in place, the instruction
- * block, the skills folder. Run by `thatch setup` and, silently, by the
- * MCP server's auto-refresh (§2.7), so nothing here prints except the
- * backup note of an unreadable config file.
+ * The pieces claude.c, cursor.c and opencode_setup.c assemble
+ * (hosts-hooks-cli §3, §8): the program path, JSON config files merged in
+ * place, the instruction block, the skills folder, the command files. It
+ * knows no host: the host files and the host table (setup_host.c) sit
+ * above it, and nothing here calls up into them. Run by `thatch setup`
+ * and, silently, by the MCP server's auto-refresh (§2.7), so nothing here
+ * prints except the backup note of an unreadable config file.
  *
  * Invariants:
  *  1. Only thatch's own content changes: other keys, servers, hooks, text
@@ -41,9 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host/setup/claude.h"
-#include "host/setup/cursor.h"
-#include "host/mcp.h"
 #include "text/block.h"
 #include "text/skills.h"
 #include "text/wrapups.h"
@@ -584,33 +584,4 @@ setup_project_top(struct paths *p)
 	}
 	sbuf_release(&out);
 	return from;
-}
-
-void
-setup_refresh(void *arg)
-{
-	const struct setup_refresh	*r = arg;
-	struct setup_opts		 o = { r->paths, NULL, false };
-	struct setup_report		 rep;
-	struct err			 err;
-	int				 rc;
-
-	if (r->setup->outcome != MCP_SETUP_INSTALLED)
-		return;
-	o.global = r->setup->global;
-	memset(&rep, 0, sizeof(rep));
-	if ((o.self = setup_self(&err)) == NULL)
-		rc = -1;
-	else if (r->setup->host == MCP_HOST_CLAUDE)
-		rc = claude_install(&o, &rep, &err);
-	else
-		rc = cursor_install(&o, &rep, &err);
-	if (rc != 0)
-		log_warn("auto-refresh of the %s setup failed: %s",
-		    r->setup->host == MCP_HOST_CLAUDE ? "Claude Code" :
-		    "Cursor", err.msg);
-	log_debug("mcp:setup", "auto-refresh: %d skills written",
-	    rep.skills_written);
-	setup_report_release(&rep);
-	free((char *)o.self);
 }

@@ -1,4 +1,4 @@
-/* setup.h — what `thatch setup` writes, shared by both hosts (setup.c). */
+/* setup.h — the writers every host's setup is built from (setup.c). */
 #ifndef THATCH_HOST_SETUP_H
 #define THATCH_HOST_SETUP_H
 
@@ -9,7 +9,6 @@
 #include "text/actions.h"
 
 struct err;
-struct mcp_setup;
 struct paths;
 struct text_block_host;
 
@@ -197,18 +196,5 @@ void	setup_skills_stale(const char *dir, bool opencode);
  * so; NULL when nothing changed.
  */
 char	*setup_project_top(struct paths *p);
-
-/*
- * The MCP server's auto-refresh (hosts-hooks-cli §2.7), shaped for
- * mcp_after_initialize: when detection found thatch installed, re-run
- * that host's installer for that scope, silently, writing only what
- * differs; a failure is logged and ignored. arg is a struct setup_refresh.
- */
-struct setup_refresh {
-	const struct mcp_setup	*setup;
-	const struct paths	*paths;
-};
-
-void	setup_refresh(void *arg);
 
 #endif
