@@ -79,7 +79,7 @@
 #include "core/store/store.h"
 #include "host/mcp.h"
 #include "tools/tool.h"
-#include "tools/tool_rows.h"
+#include "tools/tool_memory.h"
 #include "util/os/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"

@@ -1,8 +1,8 @@
 /*
- * chat.c — the chat tools (store-and-tools §4.16, engines-and-extras B5):
- * chat_register, chat_list, chat_send, chat_read, chat_unregister,
+ * tool_chat.c — the chat tools (store-and-tools §4.16, engines-and-extras
+ * B5): chat_register, chat_list, chat_send, chat_read, chat_unregister,
  * chat_broadcast and chat_status, over the directory and inbox of
- * core/chat.c.
+ * core/session/chat.c.
  *
  * Handlers only: the tables are core/session/chat.c's, wake prompts and the
  * transcript echo's posting the host's (host/opencode/opencode_chat.c).

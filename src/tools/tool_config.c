@@ -1,5 +1,5 @@
 /*
- * config.c — the config_get, config_set and notify_user tools
+ * tool_config.c — the config_get, config_set and notify_user tools
  * (store-and-tools §4.13-§4.15): the user's config.json beside the
  * database, and the notifications it configures.
  *

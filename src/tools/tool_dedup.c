@@ -1,5 +1,5 @@
 /*
- * dedup.c — the dedup tools: find_duplicates and dedup_mark_checked
+ * tool_dedup.c — the dedup tools: find_duplicates and dedup_mark_checked
  * (store-and-tools §4.9, §4.10).
  *
  * The pair computation and clustering live in core/dedup.c; this file

@@ -1,5 +1,5 @@
 /*
- * extraction.c — the extraction tools: get_extraction_payload and
+ * tool_extraction.c — the extraction tools: get_extraction_payload and
  * extraction_done (store-and-tools §4.11-§4.12, hosts-hooks-cli §4.6).
  *
  * Both go through the host's glue (ctx->payload, ctx->drain), so this

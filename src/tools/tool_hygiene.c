@@ -1,5 +1,5 @@
 /*
- * hygiene.c — the store_hygiene tool: the hygiene report of the project
+ * tool_hygiene.c — the store_hygiene tool: the hygiene report of the project
  * store (store-and-tools §6), and with list: true the memories behind
  * each signal, as `thatch hygiene --list` prints them (issue 15).
  *

@@ -1,5 +1,5 @@
 /*
- * session.c — the session-archaeology tools session_search and
+ * tool_session.c — the session-archaeology tools session_search and
  * session_get (engines-and-extras B6, store-and-tools §4.17): what earlier
  * opencode sessions said and did, from opencode's database, read-only
  * (core/session/ocdb.c). Editor-only: they read the host's own storage, so they

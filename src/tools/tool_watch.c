@@ -1,5 +1,5 @@
 /*
- * watch.c — the watcher tools (engines-and-extras B7, store-and-tools
+ * tool_watch.c — the watcher tools (engines-and-extras B7, store-and-tools
  * §4.17): watch_create (a pull request), watch_branch_create,
  * watch_command_create, watch_list, watch_cancel. Editor-only: they need
  * a host that knows which session calls and can wake it (ctx->watch and

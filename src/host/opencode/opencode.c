@@ -53,7 +53,7 @@
 #include "text/nudge.h"
 #include "text/text_opencode.h"
 #include "tools/tool.h"
-#include "tools/tool_rows.h"
+#include "tools/tool_memory.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
