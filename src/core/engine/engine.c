@@ -145,11 +145,42 @@ engine_fail(struct store *st, struct err *err)
 	    sqlite3_errmsg(store_db(st)));
 }
 
-/* Step a statement that returns no rows. */
+int
+engine_rows(struct store *st, sqlite3_stmt *stmt,
+    int (*row)(sqlite3_stmt *, void *), void *arg, struct err *err)
+{
+	int	step, rc;
+
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW)
+		if (row(stmt, arg) != 0)
+			break;
+	rc = step == SQLITE_ROW || step == SQLITE_DONE ? 0 :
+	    engine_fail(st, err);
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+int
+engine_each_row(struct store *st, const struct engine *eng, const char *tmpl,
+    const char *arg, int (*row)(sqlite3_stmt *, void *), void *rarg,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+
+	if (engine_prep1(st, eng, tmpl, arg, &stmt, err) != 0)
+		return -1;
+	return engine_rows(st, stmt, row, rarg, err);
+}
+
+/* Step a statement that returns no rows, then finalize it (always). */
 static int
 step_done(struct store *st, sqlite3_stmt *stmt, struct err *err)
 {
-	return sqlite3_step(stmt) == SQLITE_DONE ? 0 : engine_fail(st, err);
+	int	rc;
+
+	rc = sqlite3_step(stmt) == SQLITE_DONE ? 0 : engine_fail(st, err);
+	sqlite3_finalize(stmt);
+	return rc;
 }
 
 char *
@@ -240,15 +271,11 @@ static int
 ensure_store(struct store *st, const char *store, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
 
 	if (store_prepare(st, &stmt, SQL_ENSURE_STORE, err) != 0)
-		goto out;
+		return -1;
 	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
-	rc = step_done(st, stmt, err);
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return step_done(st, stmt, err);
 }
 
 /* Insert a matcher or an item (tmpl) with a new id. */
@@ -274,7 +301,6 @@ insert_row(struct store *st, const struct engine *eng, const char *tmpl,
 	sqlite3_bind_text(stmt, 7, now, -1, SQLITE_STATIC);
 	rc = step_done(st, stmt, err);
 out:
-	sqlite3_finalize(stmt);
 	if (rc != 0) {
 		free(*id);
 		*id = NULL;
@@ -307,17 +333,14 @@ engine_create_edge(struct store *st, const struct engine *eng,
     const char *now, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
 
-	if (engine_prep1(st, eng, SQL_EDGE_INSERT, matcher_id, &stmt, err) != 0)
-		goto out;
+	if (engine_prep1(st, eng, SQL_EDGE_INSERT, matcher_id, &stmt,
+	    err) != 0)
+		return -1;
 	sqlite3_bind_text(stmt, 2, item_id, -1, SQLITE_STATIC);
 	sqlite3_bind_double(stmt, 3, weight);
 	sqlite3_bind_text(stmt, 4, now, -1, SQLITE_STATIC);
-	rc = step_done(st, stmt, err);
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return step_done(st, stmt, err);
 }
 
 int
@@ -327,7 +350,6 @@ engine_adjust(struct store *st, const struct engine *eng,
 {
 	sqlite3_stmt	*stmt = NULL;
 	double		 dc = 0, dd = 0;
-	int		 rc = -1;
 
 	switch (sig) {
 	case ENGINE_CONFIRM:	dc = 1; break;
@@ -336,17 +358,14 @@ engine_adjust(struct store *st, const struct engine *eng,
 	default:		return 0;
 	}
 	if (engine_prep(st, eng, SQL_ADJUST, 0, &stmt, err) != 0)
-		goto out;
+		return -1;
 	sqlite3_bind_double(stmt, 1, dc);
 	sqlite3_bind_double(stmt, 2, dd);
 	sqlite3_bind_double(stmt, 3, ENGINE_K * ENGINE_P0);
 	sqlite3_bind_double(stmt, 4, ENGINE_K);
 	sqlite3_bind_text(stmt, 5, now, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 6, item_id, -1, SQLITE_STATIC);
-	rc = step_done(st, stmt, err);
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return step_done(st, stmt, err);
 }
 
 int
@@ -367,7 +386,6 @@ engine_add_provenance(struct store *st, const struct engine *eng,
 	sqlite3_bind_text(stmt, 4, detail, -1, SQLITE_STATIC);
 	rc = step_done(st, stmt, err);
 out:
-	sqlite3_finalize(stmt);
 	free(id);
 	return rc;
 }
@@ -384,27 +402,49 @@ item_read(sqlite3_stmt *stmt, struct engine_item *it)
 	it->disconfirms = sqlite3_column_double(stmt, 6);
 }
 
+/* The first row is the item (engine_get_item). */
+struct found_item {
+	struct engine_item	*it;
+	bool			*found;
+};
+
+static int
+item_found(sqlite3_stmt *stmt, void *arg)
+{
+	struct found_item	*f = arg;
+
+	item_read(stmt, f->it);
+	*f->found = true;
+	return 1;
+}
+
 int
 engine_get_item(struct store *st, const struct engine *eng, const char *id,
     struct engine_item *it, bool *found, struct err *err)
 {
-	sqlite3_stmt	*stmt = NULL;
-	int		 step, rc = -1;
+	struct found_item	f = { it, found };
 
 	*found = false;
-	if (engine_prep1(st, eng, SQL_ITEM_GET, id, &stmt, err) != 0)
-		goto out;
-	if ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		item_read(stmt, it);
-		*found = true;
-	} else if (step != SQLITE_DONE) {
-		engine_fail(st, err);
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return engine_each_row(st, eng, SQL_ITEM_GET, id, item_found, &f, err);
+}
+
+/* engine_each_item's fn over each row read as an item. */
+struct item_visit {
+	int	(*fn)(const struct engine_item *, void *);
+	void	*arg;
+};
+
+static int
+item_visit(sqlite3_stmt *stmt, void *arg)
+{
+	struct item_visit	*v = arg;
+	struct engine_item	 it;
+	int			 stop;
+
+	item_read(stmt, &it);
+	stop = v->fn(&it, v->arg);
+	engine_item_release(&it);
+	return stop;
 }
 
 int
@@ -412,47 +452,27 @@ engine_each_item(struct store *st, const struct engine *eng,
     const char *store, int (*fn)(const struct engine_item *, void *),
     void *arg, struct err *err)
 {
-	sqlite3_stmt		*stmt = NULL;
-	struct engine_item	 it;
-	int			 step, stop = 0, rc = -1;
+	struct item_visit	v = { fn, arg };
 
-	if (engine_prep1(st, eng, SQL_ITEM_LIST, store, &stmt, err) != 0)
-		goto out;
-	while (!stop && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		item_read(stmt, &it);
-		stop = fn(&it, arg);
-		engine_item_release(&it);
-	}
-	if (!stop && step != SQLITE_DONE) {
-		engine_fail(st, err);
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return engine_each_row(st, eng, SQL_ITEM_LIST, store, item_visit, &v,
+	    err);
+}
+
+/* The first row's first column (engine_first_matcher). */
+static int
+first_column(sqlite3_stmt *stmt, void *arg)
+{
+	*(char **)arg = engine_column_dup(stmt, 0);
+	return 1;
 }
 
 int
 engine_first_matcher(struct store *st, const struct engine *eng,
     const char *item_id, char **id, struct err *err)
 {
-	sqlite3_stmt	*stmt = NULL;
-	int		 step, rc = -1;
-
 	*id = NULL;
-	if (engine_prep1(st, eng, ENGINE_SQL_ITEM_MATCHERS, item_id, &stmt, err) != 0)
-		goto out;
-	if ((step = sqlite3_step(stmt)) == SQLITE_ROW)
-		*id = engine_column_dup(stmt, 0);
-	else if (step != SQLITE_DONE) {
-		engine_fail(st, err);
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return engine_each_row(st, eng, ENGINE_SQL_ITEM_MATCHERS, item_id,
+	    first_column, id, err);
 }
 
 int
@@ -460,16 +480,12 @@ engine_delete_item(struct store *st, const struct engine *eng,
     const char *id, bool *deleted, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
 
 	*deleted = false;
-	if (engine_prep1(st, eng, SQL_ITEM_DELETE, id, &stmt, err) != 0)
-		goto out;
-	if (step_done(st, stmt, err) != 0)
-		goto out;
+	if (engine_prep1(st, eng, SQL_ITEM_DELETE, id, &stmt, err) != 0 ||
+	    step_done(st, stmt, err) != 0)
+		return -1;
+	/* the connection's count, which finalizing leaves as it was */
 	*deleted = sqlite3_changes(store_db(st)) > 0;
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	return 0;
 }

@@ -48,44 +48,6 @@ static const char SQL_SCORE[] =
 	" FROM {E} e JOIN {I} i ON i.id = e.{FK}"
 	" WHERE e.matcher_id IN ({IN}) ORDER BY i.statement";
 
-/* ---- releases ---------------------------------------------------------- */
-
-void
-engine_matchers_release(struct engine_matchers *ms)
-{
-	size_t	i;
-
-	for (i = 0; i < ms->n; i++) {
-		free(ms->v[i].id);
-		free(ms->v[i].description);
-	}
-	free(ms->v);
-	ms->v = NULL;
-	ms->n = 0;
-}
-
-static void
-hit_release(struct engine_hit *h)
-{
-	free(h->matcher_id);
-	free(h->matcher_description);
-	free(h->item_id);
-	free(h->statement);
-	free(h->rationale);
-}
-
-void
-engine_hits_release(struct engine_hits *hs)
-{
-	size_t	i;
-
-	for (i = 0; i < hs->n; i++)
-		hit_release(&hs->v[i]);
-	free(hs->v);
-	hs->v = NULL;
-	hs->n = 0;
-}
-
 /* ---- find_matchers, score_items, score_nudge ---------------------------- */
 
 /*
@@ -366,6 +328,20 @@ engine_find_matchers(struct store *st, const struct engine *eng,
 }
 
 void
+engine_matchers_release(struct engine_matchers *ms)
+{
+	size_t	i;
+
+	for (i = 0; i < ms->n; i++) {
+		free(ms->v[i].id);
+		free(ms->v[i].description);
+	}
+	free(ms->v);
+	ms->v = NULL;
+	ms->n = 0;
+}
+
+void
 engine_matchers_cut(struct engine_matchers *ms, double threshold)
 {
 	size_t	i;
@@ -388,6 +364,28 @@ matcher_by_id(const struct engine_matchers *ms, const char *id)
 		if (strcmp(ms->v[i].id, id) == 0)
 			return &ms->v[i];
 	return NULL;
+}
+
+static void
+hit_release(struct engine_hit *h)
+{
+	free(h->matcher_id);
+	free(h->matcher_description);
+	free(h->item_id);
+	free(h->statement);
+	free(h->rationale);
+}
+
+void
+engine_hits_release(struct engine_hits *hs)
+{
+	size_t	i;
+
+	for (i = 0; i < hs->n; i++)
+		hit_release(&hs->v[i]);
+	free(hs->v);
+	hs->v = NULL;
+	hs->n = 0;
 }
 
 /* Stable: insertion sort by score, descending (the lists are short). */
@@ -423,62 +421,70 @@ hits_dedup(struct engine_hits *hs)
 	hs->n = n;
 }
 
+/* engine_score_items' rows: each edge of a ranked matcher, its item. */
+struct scoring {
+	const struct engine_matchers	*ms;
+	struct engine_hits		*out;
+	size_t				 cap;
+};
+
+static int
+score_row(sqlite3_stmt *stmt, void *arg)
+{
+	struct scoring			*s = arg;
+	struct engine_hits		*out = s->out;
+	const struct engine_matcher	*m;
+	struct engine_hit		*h;
+	double				 conf;
+
+	m = matcher_by_id(s->ms, (const char *)sqlite3_column_text(stmt, 0));
+	if (m == NULL)
+		return 0;
+	if (out->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		out->v = xreallocarray(out->v, s->cap, sizeof(*out->v));
+	}
+	h = &out->v[out->n++];
+	conf = sqlite3_column_double(stmt, 5);
+	h->matcher_id = xstrdup(m->id);
+	h->matcher_description = xstrdup(m->description);
+	h->item_id = engine_column_dup(stmt, 2);
+	h->statement = engine_column_dup(stmt, 3);
+	h->rationale = engine_column_dup(stmt, 4);
+	h->confidence = num_round3(conf);
+	h->evidence = engine_evidence(sqlite3_column_double(stmt, 6),
+	    sqlite3_column_double(stmt, 7));
+	/* the rounded matcher score, the raw confidence (§A3) */
+	h->score = num_round3(m->score * sqlite3_column_double(stmt, 1) *
+	    conf);
+	return 0;
+}
+
 int
 engine_score_items(struct store *st, const struct engine *eng,
     const struct engine_matchers *ms, struct engine_hits *out,
     struct err *err)
 {
-	sqlite3_stmt			*stmt = NULL;
-	const struct engine_matcher	*m;
-	struct engine_hit		*h;
-	size_t				 i, cap = 0;
-	double				 conf;
-	int				 step, rc = -1;
+	struct scoring	 s = { ms, out, 0 };
+	sqlite3_stmt	*stmt = NULL;
+	size_t		 i;
 
 	out->v = NULL;
 	out->n = 0;
 	if (ms->n == 0)
 		return 0;
 	if (engine_prep(st, eng, SQL_SCORE, ms->n, &stmt, err) != 0)
-		goto out;
+		return -1;
 	for (i = 0; i < ms->n; i++)
 		sqlite3_bind_text(stmt, (int)i + 1, ms->v[i].id, -1,
 		    SQLITE_STATIC);
-	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		m = matcher_by_id(ms,
-		    (const char *)sqlite3_column_text(stmt, 0));
-		if (m == NULL)
-			continue;
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 8;
-			out->v = xreallocarray(out->v, cap, sizeof(*out->v));
-		}
-		h = &out->v[out->n++];
-		conf = sqlite3_column_double(stmt, 5);
-		h->matcher_id = xstrdup(m->id);
-		h->matcher_description = xstrdup(m->description);
-		h->item_id = engine_column_dup(stmt, 2);
-		h->statement = engine_column_dup(stmt, 3);
-		h->rationale = engine_column_dup(stmt, 4);
-		h->confidence = num_round3(conf);
-		h->evidence = engine_evidence(sqlite3_column_double(stmt, 6),
-		    sqlite3_column_double(stmt, 7));
-		/* the rounded matcher score, the raw confidence (§A3) */
-		h->score = num_round3(m->score *
-		    sqlite3_column_double(stmt, 1) * conf);
-	}
-	if (step != SQLITE_DONE) {
-		engine_fail(st, err);
-		goto out;
+	if (engine_rows(st, stmt, score_row, &s, err) != 0) {
+		engine_hits_release(out);
+		return -1;
 	}
 	hits_sort(out);
 	hits_dedup(out);
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	if (rc != 0)
-		engine_hits_release(out);
-	return rc;
+	return 0;
 }
 
 int

@@ -234,45 +234,46 @@ struct listing {
 	struct sbuf		*out;
 	struct err		*err;
 	int			 failed;
+	int			 n;		/* lines of this section */
 };
+
+/* One "    - "<matcher>" (w:<weight>)" line, under its header. */
+static int
+matcher_line(sqlite3_stmt *stmt, void *arg)
+{
+	struct listing	*l = arg;
+	char		 w[NUM_BUFSZ];
+
+	sbuf_addf(l->out, "%s\n    - \"%s\" (w:%s)",
+	    l->n++ ? "" : "\n  matchers:", sqlite3_column_text(stmt, 1),
+	    num_js(sqlite3_column_double(stmt, 2), w));
+	return 0;
+}
+
+/* One "    - [<day>] <signal>: <detail>" line, under its header. */
+static int
+provenance_line(sqlite3_stmt *stmt, void *arg)
+{
+	struct listing	*l = arg;
+	const char	*detail = (const char *)sqlite3_column_text(stmt, 1);
+
+	sbuf_addf(l->out, "%s\n    - [%.10s] %s: %s",
+	    l->n++ ? "" : "\n  provenance:", sqlite3_column_text(stmt, 2),
+	    sqlite3_column_text(stmt, 0), detail ? detail : "");
+	return 0;
+}
 
 /* The "  matchers:" and "  provenance:" sections of one list block. */
 static int
 list_sections(struct listing *l, const char *item_id)
 {
-	sqlite3_stmt	*stmt = NULL;
-	char		 w[NUM_BUFSZ];
-	const char	*detail;
-	int		 n, step, rc = -1;
-
-	if (engine_prep1(l->st, l->eng, ENGINE_SQL_ITEM_MATCHERS, item_id, &stmt,
-	    l->err) != 0)
-		goto out;
-	for (n = 0; (step = sqlite3_step(stmt)) == SQLITE_ROW; n++)
-		sbuf_addf(l->out, "%s\n    - \"%s\" (w:%s)",
-		    n ? "" : "\n  matchers:", sqlite3_column_text(stmt, 1),
-		    num_js(sqlite3_column_double(stmt, 2), w));
-	if (step != SQLITE_DONE)
-		goto fail;
-	sqlite3_finalize(stmt);
-	if (engine_prep1(l->st, l->eng, SQL_ITEM_PROVENANCE, item_id, &stmt,
-	    l->err) != 0)
-		goto out;
-	for (n = 0; (step = sqlite3_step(stmt)) == SQLITE_ROW; n++) {
-		detail = (const char *)sqlite3_column_text(stmt, 1);
-		sbuf_addf(l->out, "%s\n    - [%.10s] %s: %s",
-		    n ? "" : "\n  provenance:", sqlite3_column_text(stmt, 2),
-		    sqlite3_column_text(stmt, 0), detail ? detail : "");
-	}
-	if (step != SQLITE_DONE)
-		goto fail;
-	rc = 0;
-	goto out;
-fail:
-	engine_fail(l->st, l->err);
-out:
-	sqlite3_finalize(stmt);
-	return rc;
+	l->n = 0;
+	if (engine_each_row(l->st, l->eng, ENGINE_SQL_ITEM_MATCHERS, item_id,
+	    matcher_line, l, l->err) != 0)
+		return -1;
+	l->n = 0;
+	return engine_each_row(l->st, l->eng, SQL_ITEM_PROVENANCE, item_id,
+	    provenance_line, l, l->err);
 }
 
 static int
@@ -296,7 +297,7 @@ engine_list(struct store *st, const struct engine *eng, const char *store,
     struct sbuf *out, struct err *err)
 {
 	struct sbuf	sb = SBUF_INIT;
-	struct listing	l = { st, eng, &sb, err, 0 };
+	struct listing	l = { st, eng, &sb, err, 0, 0 };
 	int		rc = -1;
 
 	if (engine_each_item(st, eng, store, list_visit, &l, err) != 0 ||

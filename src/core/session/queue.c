@@ -476,7 +476,8 @@ queue_append(const char *dir, const char *sid, const struct queue_call *calls,
 				goto out;
 			json_array_clear(all);
 		} else if (calls[i].verdict == QUEUE_KEEP)
-			json_array_append_new(add, queue_record_new(sid, &calls[i]));
+			json_array_append_new(add, queue_record_new(sid,
+			    &calls[i]));
 	}
 	rc = 0;
 	if (json_array_size(add) == 0)
