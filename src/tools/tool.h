@@ -156,8 +156,8 @@ void	tool_ctx_release(struct tool_ctx *);
 /*
  * The model, loaded on first use and kept warm; each call until it has
  * happened also seeds the default behaviors if the database takes a write
- * now. Returns NULL with err set when the model cannot be
- * loaded (the message says how to fix it).
+ * now. Returns NULL with err set when the model cannot be loaded (the
+ * message says how to fix it).
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 
@@ -177,7 +177,7 @@ int	tool_warm(struct tool_ctx *, int step, struct err *);
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);
 
-/* ---- Generated from a row (tool_schema.c) ------------------------------- */
+/* ---- Generated from a row (tool_schema.c) ------------------------------ */
 
 /*
  * Validate args (NULL means {}) against t->args. Returns 0, or -1 with the
