@@ -42,6 +42,7 @@ tool_ctx_release(struct tool_ctx *ctx)
 	model_opts_release(&ctx->model_opts);
 }
 
+/* behavior_seed's embedder: a passage embedding with the model arg. */
 static int
 passage(void *arg, const char *text, float *out, struct err *err)
 {
@@ -49,7 +50,7 @@ passage(void *arg, const char *text, float *out, struct err *err)
 }
 
 /* The default behaviors, embedded with ctx's freshly loaded model;
- * failures are logged, never returned (invariant 2). */
+ * failures are logged, never returned. */
 static void
 seed_behaviors(struct tool_ctx *ctx)
 {
