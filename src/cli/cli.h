@@ -17,10 +17,11 @@ struct store_entry;
 /*
  * The context of one CLI invocation: resolved paths, the lazily opened
  * store, the clock and the error a failing command leaves for the
- * dispatcher to print. Built by main(), released after exec returns.
+ * dispatcher to print. Built by cmd_main(), released after exec returns.
  */
 struct cli_ctx {
 	const char	*name;		/* the subcommand as typed */
+	const struct cmd_entry *const *table;	/* every command (cmd_main) */
 	const struct cmd_entry *cmd;	/* its row; set by cli_parse */
 	const char	*optval[CMD_MAXOPTS];	/* per cmd->opts; "" a flag */
 	char		**args;		/* owned array; the positionals */

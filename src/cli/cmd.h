@@ -1,11 +1,12 @@
 /*
  * cmd.h — the command table's row format, which every src/cli/cmd_<name>.c
- * exports one of (main.c lists them).
+ * exports one of (main.c lists them), and the machinery that runs a table
+ * (cmd.c).
  *
  * A row declares everything the command line knows about a subcommand:
  * its options, how many positional arguments it takes, the environment it
  * reads and an example. The parser (cli_parse, cli.c), the usage line after
- * a mistake and `thatch help <cmd>` (cmd_help.c) are all generated from the
+ * a mistake and `thatch help <cmd>` (cmd.c) are all generated from the
  * row, so help cannot drift from what is accepted (like git's parse-options
  * tables). To add a subcommand: a cmd_<name>.c with one `struct cmd_entry`,
  * its extern below, and its pointer in cmd_table[] (main.c). Handlers read
@@ -32,7 +33,7 @@ enum cmd_flags {
 
 /*
  * Groups of environment variables a command reads through shared code,
- * which `thatch help <cmd>` lists from the row (cmd_help.c): a row names
+ * which `thatch help <cmd>` lists from the row (cmd.c): a row names
  * its group instead of copying the group's variables, so every command
  * that loads the model lists the same ones.
  */
@@ -119,12 +120,21 @@ extern const struct cmd_entry cmd_chat_entry;
 extern const struct cmd_entry cmd_sync_entry;
 extern const struct cmd_entry cmd_reembed_entry;
 
-/* The table itself and the usage text built from it (main.c). */
-extern const struct cmd_entry *const cmd_table[];
-const struct cmd_entry *cmd_find(const char *);
-void	cmd_usage(FILE *);
+/*
+ * The machinery (cmd.c); `table` is a NULL-terminated array of rows such as
+ * main.c's cmd_table[], borrowed.
+ *
+ * cmd_main runs `thatch argv[1] argv[2...]` from table and returns the exit
+ * status; the table stays in cli_ctx.table while the command runs. cmd_find
+ * returns the row named `name` (or aliased so), or NULL. cmd_usage prints
+ * the usage text built from the table.
+ */
+int	cmd_main(const struct cmd_entry *const *table, int argc, char **argv);
+const struct cmd_entry *cmd_find(const struct cmd_entry *const *table,
+	    const char *name);
+void	cmd_usage(const struct cmd_entry *const *table, FILE *);
 
-/* One command's synopsis line / its full help, from its row (cmd_help.c). */
+/* One command's synopsis line / its full help, from its row (cmd.c). */
 void	cmd_synopsis(FILE *, const struct cmd_entry *);
 void	cmd_help_print(FILE *, const struct cmd_entry *);
 

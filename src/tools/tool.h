@@ -1,4 +1,9 @@
-/* tool.h — the tool table: one row per agent-facing tool (tools.c). */
+/*
+ * tool.h — the tools layer as its callers see it: the row format and the
+ * table (tools.c), the context handlers get (tool_ctx.c), what is
+ * generated from a row (tool_schema.c) and the argument getters handlers
+ * use (tool_arg.c). The rows themselves are in tool_rows.h.
+ */
 #ifndef THATCH_TOOLS_TOOL_H
 #define THATCH_TOOLS_TOOL_H
 
@@ -85,8 +90,13 @@ struct tool {
 				    struct sbuf *, struct err *);
 };
 
-/* In registry order (store-and-tools §4.2); NULL-terminated. */
+/* In registry order (store-and-tools §4.2); NULL-terminated (tools.c). */
 extern const struct tool *const tool_table[];
+
+/* The row named name, or NULL (tools.c). */
+const struct tool *tool_find(const char *name);
+
+/* ---- The context (tool_ctx.c) ------------------------------------------ */
 
 /*
  * Everything a handler may use (DESIGN principle 5: no globals). The host
@@ -146,8 +156,8 @@ void	tool_ctx_release(struct tool_ctx *);
 /*
  * The model, loaded on first use and kept warm; each call until it has
  * happened also seeds the default behaviors if the database takes a write
- * now (tools.c). Returns NULL with err set when the model cannot be
- * loaded (the message says how to fix it).
+ * now. Returns NULL with err set when the model cannot be loaded (the
+ * message says how to fix it).
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 
@@ -167,8 +177,7 @@ int	tool_warm(struct tool_ctx *, int step, struct err *);
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);
 
-/* The row named name, or NULL. */
-const struct tool *tool_find(const char *name);
+/* ---- Generated from a row (tool_schema.c) ------------------------------ */
 
 /*
  * Validate args (NULL means {}) against t->args. Returns 0, or -1 with the
@@ -185,6 +194,8 @@ json_t	*tool_schema(const struct tool *);
 /* Append t's help text (name, description, one line per argument) to out;
  * `thatch tools` prints it. */
 void	tool_help(const struct tool *, struct sbuf *out);
+
+/* ---- Arguments (tool_arg.c) -------------------------------------------- */
 
 /*
  * The target store of a store-scoped tool (store-and-tools §2.6): the

@@ -1,50 +1,25 @@
 /*
- * tool_behavior.c — the behavior tools: behavior_codify, behavior_feedback,
- * behavior_list, behavior_delete (engines-and-extras §A8.6-§A8.8), and the
- * seeding of the default behaviors once the model is loaded (§A9).
+ * tool_behavior.c — the behavior tools: behavior_codify,
+ * behavior_feedback, behavior_list, behavior_delete (engines-and-extras
+ * §A8.6-§A8.8); the writes and deletes go through tool_engine.c, as the
+ * prediction tools' do. The default behaviors (§A9) are seeded by the
+ * tool context once the model is loaded (tool_ctx.c).
  *
  *  1. Every tool reads or writes one store, the project's by default: the
  *     seeded defaults live in "global", so feedback on them names it
  *     (§A8.7 gotcha, kept for parity).
  *  2. behavior_feedback has no soft signal: relevant true is confirm
  *     ("ham: <context>"), false is disconfirm ("spam: <context>").
- *  3. Seeding runs in the process that loads the model, after the load,
- *     never before the MCP server answers initialize; when every stamp is
- *     current it costs one SELECT and embeds nothing.
  */
 #include "tools/tool_rows.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/engine/behavior.h"
+#include "tools/tool_engine.h"
 #include "util/os/clock.h"
-#include "util/err.h"
-#include "util/log.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
-
-static int
-passage(void *arg, const char *text, float *out, struct err *err)
-{
-	return model_embed(arg, text, strlen(text), EMBED_PASSAGE, out, err);
-}
-
-void
-tool_behavior_seed(struct tool_ctx *ctx)
-{
-	struct behavior_embedder	emb;
-	struct err			err;
-
-	if (ctx->store == NULL || ctx->model == NULL)
-		return;
-	emb.embed = passage;
-	emb.arg = ctx->model;
-	emb.dim = model_dim(ctx->model);
-	emb.model = model_tag(ctx->model);
-	if (behavior_seed(ctx->store, &emb, &ctx->clock, NULL, &err) != 0)
-		log_warn("seeding default behaviors: %s", err.msg);
-}
 
 static int
 behavior_codify(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,

@@ -1,6 +1,6 @@
 /*
- * tool_chat.c — the chat tools (store-and-tools §4.16, engines-and-extras B5):
- * chat_register, chat_list, chat_send, chat_read, chat_unregister,
+ * tool_chat.c — the chat tools (store-and-tools §4.16, engines-and-extras
+ * B5): chat_register, chat_list, chat_send, chat_read, chat_unregister,
  * chat_broadcast and chat_status, over the directory and inbox of
  * core/session/chat.c.
  *

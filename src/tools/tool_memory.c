@@ -17,13 +17,14 @@
  *     database locked, the disk full) costs one "[thatch] recall not
  *     recorded" line after them, never the hits.
  */
-#include "tools/tool_rows.h"
+#include "tools/tool_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/slug.h"
 #include "core/store/store.h"
+#include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/num.h"

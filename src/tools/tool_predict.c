@@ -1,10 +1,11 @@
 /*
- * tool_predict.c — the prediction tools: prediction_query, prediction_update,
- * prediction_list, prediction_delete (engines-and-extras §A8.2-§A8.5),
- * and the two handlers they share with the behavior tools.
+ * tool_predict.c — the prediction tools: prediction_query,
+ * prediction_update, prediction_list, prediction_delete
+ * (engines-and-extras §A8.2-§A8.5).
  *
- * Handlers embed, then call the engine (core/engine/engine.c), which does the SQL
- * and writes the reply text both families share.
+ * Handlers embed, then call the engine (core/engine/), which does the SQL
+ * and writes the reply text both families share; the writes and deletes
+ * go through tool_engine.c, as the behavior tools' do.
  *  1. Statements, situations and delete/feedback lookups are passage
  *     embeddings of the raw text; only prediction_query's context is a
  *     query embedding (§A8.1). Embedding happens before any transaction.
@@ -19,62 +20,8 @@
 #include <string.h>
 
 #include "core/engine/predict.h"
-#include "util/os/clock.h"
+#include "tools/tool_engine.h"
 #include "util/sbuf.h"
-
-int
-tool_engine_record(struct tool_ctx *ctx, const struct engine *eng,
-    const struct tool_engine_args *a, struct sbuf *out, struct err *err)
-{
-	struct engine_write	w = { 0 };
-	struct engine_item	it;
-	enum engine_outcome	oc;
-	float			*svec = NULL, *ivec = NULL;
-	char			 now[CLOCK_ISO_LEN];
-	int			 rc = -1;
-
-	if ((svec = tool_embed(ctx, a->situation, EMBED_PASSAGE, &w.dim,
-	    err)) == NULL ||
-	    (ivec = tool_embed(ctx, a->statement, EMBED_PASSAGE, &w.dim,
-	    err)) == NULL)
-		goto out;
-	w.store = a->store;
-	w.situation = a->situation;
-	w.situation_vec = svec;
-	w.statement = a->statement;
-	w.statement_vec = ivec;
-	w.model = model_tag(ctx->model);
-	w.rationale = a->rationale;
-	w.signal = a->signal;
-	w.neutral = a->neutral;
-	w.now = clock_iso(clock_now(&ctx->clock), now);
-	if (engine_record(ctx->store, eng, &w, &oc, &it, err) != 0)
-		goto out;
-	engine_render_record(&w, oc, &it, a->created, out);
-	engine_item_release(&it);
-	rc = 0;
-out:
-	free(svec);
-	free(ivec);
-	return rc;
-}
-
-int
-tool_engine_delete(struct tool_ctx *ctx, const struct engine *eng,
-    const json_t *args, struct sbuf *out, struct err *err)
-{
-	const char	*statement = tool_arg_str(args, "statement", "");
-	float		*vec;
-	int		 dim, rc;
-
-	if ((vec = tool_embed(ctx, statement, EMBED_PASSAGE, &dim,
-	    err)) == NULL)
-		return -1;
-	rc = engine_forget(ctx->store, eng, tool_target_store(ctx, args),
-	    statement, vec, dim, out, err);
-	free(vec);
-	return rc;
-}
 
 static int
 prediction_query(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,

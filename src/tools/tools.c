@@ -1,75 +1,56 @@
 /*
- * tools.c — the tool table and what is generated from it: argument
- * validation, the MCP input schema, the help text; the tool context with
- * its lazily loaded model and the step-wise warm-up a server runs when
- * idle; the argument getters handlers use.
- *
- * Knows nothing of MCP framing or of hosts: the server (host/mcp.c), the
- * CLI and any adapter read the rows and call tool_validate / t->run.
- *  1. tool_table[] is in the registry order of store-and-tools §4.2, then
- *     thatch's own tools; that order is the tools/list order.
- *  2. Validation reports every problem, in schema order, as
- *     "<name>: <reason>" items joined by "; " (§4.1); JSON null is a type
- *     error; unknown keys are accepted and ignored. A string holding a
- *     NUL ("\u0000") is refused, whatever the argument: handlers see C
- *     strings, which would silently end there. An ARG_NONBLANK string
- *     (a label that names a memory) holding nothing but whitespace is
- *     refused the same way, by every caller (issue 15).
- *  3. A failed model load is not remembered: the next call retries it
- *     (store-and-tools §7 "a failed load is forgotten").
+ * tools.c — the tool table: one row per agent-facing tool, in the registry
+ * order of store-and-tools §4.2, then thatch's own tools; that order is
+ * the tools/list order. Nothing else lives here: each row is defined in
+ * its family's file (tool_<family>.c, declared in tool_rows.h), and what
+ * is generated from a row (validation, schema, help) is tool_schema.c's.
+ * So this file depends on every family and none depends on it but the
+ * callers that look a tool up.
  */
 #include "tools/tool.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "core/slug.h"
-#include "core/store/store.h"
 #include "tools/tool_rows.h"
-#include "util/err.h"
-#include "util/log.h"
-#include "util/sbuf.h"
-#include "util/xmalloc.h"
 
 const struct tool *const tool_table[] = {
-	/* memory (memory.c) */
+	/* memory (tool_memory.c) */
 	&tool_memory_remember,
 	&tool_memory_recall,
 	&tool_memory_list,
 	&tool_memory_show,
 	&tool_memory_forget,
 	&tool_store_list,
-	/* dedup (dedup.c) */
+	/* dedup (tool_dedup.c) */
 	&tool_find_duplicates,
 	&tool_dedup_mark_checked,
-	/* extraction (extraction.c) */
+	/* extraction (tool_extraction.c) */
 	&tool_extraction_done,
 	&tool_get_extraction_payload,
-	/* prediction (predict.c) */
+	/* prediction (tool_predict.c) */
 	&tool_prediction_query,
 	&tool_prediction_update,
 	&tool_prediction_list,
 	&tool_prediction_delete,
-	/* behavior (behavior.c) */
+	/* behavior (tool_behavior.c) */
 	&tool_behavior_codify,
 	&tool_behavior_feedback,
 	&tool_behavior_list,
 	&tool_behavior_delete,
-	/* config, notification (config.c) */
+	/* config, notification (tool_config.c) */
 	&tool_config_get,
 	&tool_config_set,
 	&tool_notify_user,
-	/* session archaeology, editor-only (session.c) */
+	/* session archaeology, editor-only (tool_session.c) */
 	&tool_session_search,
 	&tool_session_get,
-	/* watchers, editor-only (watch.c) */
+	/* watchers, editor-only (tool_watch.c) */
 	&tool_watch_create,
 	&tool_watch_branch_create,
 	&tool_watch_list,
 	&tool_watch_cancel,
 	&tool_watch_command_create,
-	/* chat (chat.c) */
+	/* chat (tool_chat.c) */
 	&tool_chat_register,
 	&tool_chat_list,
 	&tool_chat_send,
@@ -77,121 +58,11 @@ const struct tool *const tool_table[] = {
 	&tool_chat_unregister,
 	&tool_chat_broadcast,
 	&tool_chat_status,
-	/* thatch's own (issue 15): memory.c, hygiene.c */
+	/* thatch's own (issue 15): tool_memory.c, tool_hygiene.c */
 	&tool_memory_move,
 	&tool_store_hygiene,
 	NULL
 };
-
-#define SCHEMA_URI	"https://json-schema.org/draft/2020-12/schema"
-
-void
-tool_ctx_init(struct tool_ctx *ctx, struct store *st, const char *dflt,
-    const struct paths *paths)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->store = st;
-	ctx->default_store = dflt;
-	ctx->paths = paths;
-	ctx->clock = clock_system();
-	ctx->notify = notify_spawner_system();
-	model_opts_init(&ctx->model_opts, paths);
-}
-
-void
-tool_ctx_release(struct tool_ctx *ctx)
-{
-	model_close(ctx->model);
-	ctx->model = NULL;
-	model_opts_release(&ctx->model_opts);
-}
-
-/*
- * Seed the default behaviors (engines-and-extras §A9) once the model is
- * loaded, when the database takes a write now: seeding can wait, a tool
- * call behind another process's write transaction cannot (nine seeds at
- * the 5 s busy timeout each held a server 45 s). Until it is done, every
- * use of the model tries again; a lock taken meanwhile costs a seed
- * STORE_BEST_EFFORT_MS, not 5 s.
- */
-static void
-seed(struct tool_ctx *ctx)
-{
-	if (ctx->store != NULL && !store_can_write(ctx->store))
-		return;
-	if (ctx->store != NULL) {
-		store_busy_timeout(ctx->store, STORE_BEST_EFFORT_MS);
-		tool_behavior_seed(ctx);
-		store_busy_timeout(ctx->store, STORE_BUSY_MS);
-	}
-	ctx->seeded = true;
-}
-
-struct model *
-tool_model(struct tool_ctx *ctx, struct err *err)
-{
-	if (ctx->model == NULL) {
-		if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
-			log_debug("model:load", "failed: %s", err->msg);
-			ctx->model = NULL;
-			return NULL;
-		}
-		log_debug("model:load", "loaded, %d dimensions",
-		    model_dim(ctx->model));
-	}
-	if (!ctx->seeded)
-		seed(ctx);	/* engines-and-extras §A9, after load */
-	return ctx->model;
-}
-
-int
-tool_warm(struct tool_ctx *ctx, int step, struct err *err)
-{
-	const char		*stores[2] = { ctx->default_store ?
-				    ctx->default_store : "unknown", "global" };
-	struct store_hits	 hits = { NULL, 0 };
-	struct store_query	 q;
-	float			*unit;
-	bool			 download = ctx->model_opts.download;
-	int			 rc;
-
-	if (step == 0) {
-		ctx->model_opts.download = false;
-		rc = tool_model(ctx, err) != NULL ? 1 : -1;
-		ctx->model_opts.download = download;
-		return rc;
-	}
-	memset(&q, 0, sizeof(q));
-	q.stores = &stores[step - 1];
-	q.nstores = 1;
-	q.dim = model_dim(ctx->model);
-	q.limit = 1;
-	q.min_score = -2;
-	q.vec = unit = xcalloc((size_t)q.dim, sizeof(*unit));
-	unit[0] = 1;
-	rc = store_search(ctx->store, &q, &hits, err);
-	store_hits_release(&hits);
-	free(unit);
-	return rc != 0 ? -1 : step < 2;
-}
-
-float *
-tool_embed(struct tool_ctx *ctx, const char *text, enum embed_kind kind,
-    int *dim, struct err *err)
-{
-	struct model	*m;
-	float		*vec;
-
-	if ((m = tool_model(ctx, err)) == NULL)
-		return NULL;
-	*dim = model_dim(m);
-	vec = xcalloc((size_t)*dim, sizeof(*vec));
-	if (model_embed(m, text, strlen(text), kind, vec, err) != 0) {
-		free(vec);
-		return NULL;
-	}
-	return vec;
-}
 
 const struct tool *
 tool_find(const char *name)
@@ -204,311 +75,4 @@ tool_find(const char *name)
 		if (strcmp((*t)->name, name) == 0)
 			return *t;
 	return NULL;
-}
-
-static const char *
-json_kind(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:	return "object";
-	case JSON_ARRAY:	return "array";
-	case JSON_STRING:	return "string";
-	case JSON_INTEGER:	return "integer";
-	case JSON_REAL:		return "number";
-	case JSON_TRUE:
-	case JSON_FALSE:	return "boolean";
-	default:		return "null";
-	}
-}
-
-static const char *const type_names[] = {
-	[ARG_STRING] = "string",
-	[ARG_INTEGER] = "integer",
-	[ARG_NUMBER] = "number",
-	[ARG_BOOLEAN] = "boolean",
-	[ARG_OBJECT] = "object",
-};
-
-static bool
-type_ok(const struct tool_arg *a, const json_t *v)
-{
-	switch (a->type) {
-	case ARG_STRING:
-		return json_is_string(v);
-	case ARG_BOOLEAN:
-		return json_is_boolean(v);
-	case ARG_NUMBER:
-		return json_is_number(v);
-	case ARG_INTEGER:
-		return json_is_integer(v) || (json_is_real(v) &&
-		    floor(json_real_value(v)) == json_real_value(v));
-	case ARG_OBJECT:
-		return json_is_object(v);
-	}
-	return false;
-}
-
-/* Append the reason v does not satisfy a, or nothing when it does. */
-static void
-check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
-{
-	const char *const	*c;
-	double			 x;
-
-	if (!type_ok(a, v)) {
-		if (a->type == ARG_INTEGER && json_is_real(v))
-			sbuf_adds(why, "Expected integer, received float");
-		else
-			sbuf_addf(why, "Expected %s, received %s",
-			    type_names[a->type], json_kind(v));
-		return;
-	}
-	if (a->type == ARG_INTEGER || a->type == ARG_NUMBER) {
-		x = json_number_value(v);
-		if ((a->flags & ARG_MIN) && x < a->min)
-			sbuf_addf(why, "Number must be greater than or equal "
-			    "to %g", a->min);
-		else if ((a->flags & ARG_MAX) && x > a->max)
-			sbuf_addf(why, "Number must be less than or equal "
-			    "to %g", a->max);
-		return;
-	}
-	if (a->type != ARG_STRING)
-		return;
-	/* C strings end at a NUL: the rest would vanish without a word */
-	if (strlen(json_string_value(v)) != json_string_length(v)) {
-		sbuf_adds(why, "contains a NUL character");
-		return;
-	}
-	if ((a->flags & ARG_NONBLANK) && slug_is_blank(json_string_value(v),
-	    json_string_length(v))) {
-		sbuf_adds(why, "must not be empty or only whitespace");
-		return;
-	}
-	if (a->choices == NULL)
-		return;
-	for (c = a->choices; *c != NULL; c++)
-		if (strcmp(*c, json_string_value(v)) == 0)
-			return;
-	sbuf_adds(why, "Invalid enum value. Expected ");
-	for (c = a->choices; *c != NULL; c++)
-		sbuf_addf(why, "%s'%s'", c == a->choices ? "" : " | ", *c);
-	sbuf_addf(why, ", received '%s'", json_string_value(v));
-}
-
-/* One "<path>: <reason>" item of the Invalid arguments text. */
-static void
-problem(struct sbuf *msg, int *problems, const char *parent,
-    const char *name, const char *why)
-{
-	sbuf_adds(msg, (*problems)++ ? "; " : "Invalid arguments: ");
-	sbuf_addf(msg, "%s%s%s: %s", parent ? parent : "", parent ? "." : "",
-	    name, why);
-}
-
-/* The fields of the strict object obj (argument a), then unknown keys. */
-static void
-check_fields(const struct tool_arg *a, const json_t *obj, struct sbuf *msg,
-    int *problems)
-{
-	const struct tool_arg	*f;
-	struct sbuf		 why = SBUF_INIT;
-	const char		*key;
-	json_t			*v;
-
-	for (f = a->fields; f->name != NULL; f++) {
-		sbuf_reset(&why);
-		if ((v = json_object_get(obj, f->name)) == NULL) {
-			if (f->flags & ARG_REQUIRED)
-				sbuf_adds(&why, "Required");
-		} else
-			check_arg(f, v, &why);
-		if (why.len > 0)
-			problem(msg, problems, a->name, f->name, why.buf);
-	}
-	json_object_foreach((json_t *)obj, key, v) {
-		for (f = a->fields; f->name != NULL; f++)
-			if (strcmp(f->name, key) == 0)
-				break;
-		if (f->name != NULL)
-			continue;
-		sbuf_reset(&why);
-		sbuf_addf(&why, "Unrecognized key in object: '%s'", key);
-		problem(msg, problems, NULL, a->name, why.buf);
-	}
-	sbuf_release(&why);
-}
-
-int
-tool_validate(const struct tool *t, const json_t *args, struct sbuf *msg)
-{
-	const struct tool_arg	*a;
-	struct sbuf		 why = SBUF_INIT;
-	size_t			 start = msg->len;
-	int			 problems = 0;
-
-	if (args != NULL && !json_is_object(args)) {
-		sbuf_addf(msg, "Invalid arguments: : Expected object, "
-		    "received %s", json_kind(args));
-		return -1;
-	}
-	for (a = t->args; a->name != NULL; a++) {
-		json_t	*v = args ? json_object_get(args, a->name) : NULL;
-
-		sbuf_reset(&why);
-		if (v == NULL) {
-			if (a->flags & ARG_REQUIRED)
-				sbuf_adds(&why, "Required");
-		} else
-			check_arg(a, v, &why);
-		if (why.len == 0 && a->type == ARG_OBJECT && v != NULL)
-			check_fields(a, v, msg, &problems);
-		if (why.len == 0)
-			continue;
-		sbuf_adds(msg, problems++ ? "; " : "Invalid arguments: ");
-		sbuf_addf(msg, "%s: %s", a->name, why.buf);
-	}
-	sbuf_release(&why);
-	if (problems == 0)
-		sbuf_setlen(msg, start);
-	return problems ? -1 : 0;
-}
-
-static json_t *
-bound_json(const struct tool_arg *a, double x)
-{
-	if (a->type == ARG_INTEGER)
-		return json_integer((json_int_t)x);
-	return json_real(x);
-}
-
-static json_t *object_schema(const struct tool_arg *);
-
-/* The JSON Schema of one property. */
-static json_t *
-arg_schema(const struct tool_arg *a)
-{
-	const char *const	*c;
-	json_t			*p, *e;
-
-	if (a->type == ARG_OBJECT)
-		p = object_schema(a->fields);
-	else {
-		p = json_object();
-		json_object_set_new(p, "type",
-		    json_string(type_names[a->type]));
-		if (a->choices != NULL) {
-			e = json_array();
-			for (c = a->choices; *c != NULL; c++)
-				json_array_append_new(e, json_string(*c));
-			json_object_set_new(p, "enum", e);
-		}
-		if (a->flags & ARG_NONBLANK)
-			json_object_set_new(p, "minLength", json_integer(1));
-		if (a->flags & ARG_MIN)
-			json_object_set_new(p, "minimum",
-			    bound_json(a, a->min));
-		if (a->flags & ARG_MAX)
-			json_object_set_new(p, "maximum",
-			    bound_json(a, a->max));
-	}
-	json_object_set_new(p, "description", json_string(a->description));
-	return p;
-}
-
-/* {"type":"object","properties":..,"required":..,"additionalProperties":
- * false} of args. */
-static json_t *
-object_schema(const struct tool_arg *args)
-{
-	const struct tool_arg	*a;
-	json_t			*schema = json_object(), *props, *req;
-
-	props = json_object();
-	req = json_array();
-	json_object_set_new(schema, "type", json_string("object"));
-	for (a = args; a->name != NULL; a++) {
-		json_object_set_new(props, a->name, arg_schema(a));
-		if (a->flags & ARG_REQUIRED)
-			json_array_append_new(req, json_string(a->name));
-	}
-	json_object_set_new(schema, "properties", props);
-	if (json_array_size(req) > 0)
-		json_object_set_new(schema, "required", req);
-	else
-		json_decref(req);
-	json_object_set_new(schema, "additionalProperties", json_false());
-	return schema;
-}
-
-json_t *
-tool_schema(const struct tool *t)
-{
-	json_t	*schema = json_object(), *body = object_schema(t->args);
-
-	json_object_set_new(schema, "$schema", json_string(SCHEMA_URI));
-	json_object_update(schema, body);
-	json_decref(body);
-	return schema;
-}
-
-void
-tool_help(const struct tool *t, struct sbuf *out)
-{
-	const struct tool_arg	*a;
-
-	sbuf_addf(out, "%s%s — %s\n", t->name, (t->flags & TOOL_MCP) ? "" :
-	    " (opencode only)", t->description);
-	for (a = t->args; a->name != NULL; a++) {
-		sbuf_addf(out, "  %-16s %s%s", a->name, type_names[a->type],
-		    (a->flags & ARG_REQUIRED) ? ", required" : "");
-		if ((a->flags & ARG_MIN) && (a->flags & ARG_MAX))
-			sbuf_addf(out, ", %g-%g", a->min, a->max);
-		sbuf_addf(out, ": %s\n", a->description);
-	}
-}
-
-const char *
-tool_target_store(const struct tool_ctx *ctx, const json_t *args)
-{
-	const char	*s = tool_arg_str(args, "store", "");
-
-	if (*s == '\0')
-		s = ctx->default_store;
-	/* [newer] store-and-tools §2.6: writes to "unknown" would vanish */
-	if (s == NULL || strcmp(s, "unknown") == 0)
-		return "global";
-	return s;
-}
-
-const char *
-tool_arg_str(const json_t *args, const char *name, const char *dflt)
-{
-	json_t	*v = args ? json_object_get(args, name) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-long long
-tool_arg_int(const json_t *args, const char *name, long long dflt)
-{
-	json_t	*v = args ? json_object_get(args, name) : NULL;
-
-	return json_is_number(v) ? (long long)json_number_value(v) : dflt;
-}
-
-double
-tool_arg_num(const json_t *args, const char *name, double dflt)
-{
-	json_t	*v = args ? json_object_get(args, name) : NULL;
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
-}
-
-int
-tool_arg_bool(const json_t *args, const char *name)
-{
-	json_t	*v = args ? json_object_get(args, name) : NULL;
-
-	return json_is_boolean(v) ? json_is_true(v) : -1;
 }

@@ -24,7 +24,7 @@
 
 #include "cli/cli.h"
 #include "core/store/store.h"
-#include "tools/tool_rows.h"
+#include "tools/tool.h"
 #include "util/progress.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

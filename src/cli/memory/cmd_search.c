@@ -26,7 +26,8 @@
 
 #include "cli/cli.h"
 #include "core/store/store.h"
-#include "tools/tool_rows.h"
+#include "tools/tool.h"
+#include "tools/tool_memory.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"

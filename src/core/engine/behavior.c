@@ -1,7 +1,8 @@
 /*
  * behavior.c — the behavior engine: situational rules the agent sets for
  * itself, graded by its own relevance judgment (engines-and-extras §A1),
- * and the seeding of the default rules (§A9). An instance of engine.c.
+ * and the seeding of the default rules (§A9). An instance of the engine
+ * (engine.h).
  *
  *  1. Defaults are found by their seed-key stamp, never by cosine, so a
  *     user's similar rule is never mistaken for one (§A9 rules).

@@ -1,4 +1,8 @@
-/* engine.h — the scoring engine of predictions and behaviors (engine.c). */
+/*
+ * engine.h — the scoring engine of predictions and behaviors: its rows
+ * (engine.c), ranking (engine_match.c), what the tools do (engine_ops.c)
+ * and how an item reads (engine_text.c).
+ */
 #ifndef THATCH_CORE_ENGINE_H
 #define THATCH_CORE_ENGINE_H
 

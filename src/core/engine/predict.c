@@ -1,7 +1,8 @@
 /*
  * predict.c — the prediction engine: what this user tends to want, graded
  * only by the user's reactions (engines-and-extras §A1). An instance of
- * engine.c; all it adds is the descriptor and prediction_query.
+ * the engine (engine.h); all it adds is the descriptor and
+ * prediction_query.
  *
  *  1. prediction_query uses the fixed ENGINE_THRESHOLD and returns every
  *     deduplicated item; only the auto-fire caps at ENGINE_LIMIT (§A11.4-5).

@@ -15,6 +15,9 @@
  *     ocdb_part.c, never trusted, never searched raw (search would meet
  *     keys and escapes). A raw-text prefilter only skips rows that cannot
  *     hold the query (see plain_query).
+ *
+ * This file calls ocdb_part.c (decoding, time stamps), never the reverse:
+ * ocdb_part.c works on decoded JSON and knows nothing of the database.
  */
 #include "core/session/ocdb.h"
 
@@ -22,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include <sqlite3.h>
 
@@ -474,18 +476,6 @@ out:
 	json_decref(d);
 	json_decref(list);
 	return rc;
-}
-
-const char *
-ocdb_time(int64_t ms, char buf[OCDB_TIME_LEN])
-{
-	time_t		t = (time_t)(ms / 1000);
-	struct tm	tm;
-
-	if (localtime_r(&t, &tm) == NULL ||
-	    strftime(buf, OCDB_TIME_LEN, "%Y-%m-%d %H:%M", &tm) == 0)
-		snprintf(buf, OCDB_TIME_LEN, "?");
-	return buf;
 }
 
 /* ---- search ------------------------------------------------------------ */

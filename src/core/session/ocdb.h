@@ -141,7 +141,8 @@ struct ocdb_query {
 int	ocdb_search(struct ocdb *, const struct ocdb_query *, struct sbuf *out,
 	    size_t *nhits, struct err *);
 
-/* Local "YYYY-MM-DD HH:MM" of epoch ms into buf (17 bytes and a NUL). */
+/* Local "YYYY-MM-DD HH:MM" of epoch ms into buf (17 bytes and a NUL);
+ * "?" when the time cannot be shown (ocdb_part.c). */
 #define OCDB_TIME_LEN	18
 const char *ocdb_time(int64_t ms, char buf[OCDB_TIME_LEN]);
 

@@ -1,7 +1,9 @@
 /*
  * ocdb_part.c — what thatch makes of opencode's stored parts: the decoded
- * form, the OpenAI chat-completions transcript and the text rendering
- * (engines-and-extras B6; the shapes are host-contracts §3.4's).
+ * form, the OpenAI chat-completions transcript, the text rendering and the
+ * time stamps it shows (engines-and-extras B6; the shapes are
+ * host-contracts §3.4's). It never reads the database (ocdb.c does, and
+ * calls this file).
  *
  *  1. Part data is outside input: anything that is not the expected shape
  *     decodes to a part of its own kind with no fields ("unknown" when it
@@ -13,8 +15,10 @@
  */
 #include "core/session/ocdb.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/jsonx.h"
 #include "util/sbuf.h"
@@ -183,6 +187,19 @@ ocdb_transcript(const json_t *got, bool synthetic)
 }
 
 /* ---- text -------------------------------------------------------------- */
+
+const char *
+ocdb_time(int64_t ms, char buf[OCDB_TIME_LEN])
+{
+	time_t		t = (time_t)(ms / 1000);
+	struct tm	tm;
+
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(buf, OCDB_TIME_LEN, "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(buf, OCDB_TIME_LEN, "?");
+	return buf;
+}
+
 
 /* s indented by two spaces, cut at OCDB_COMPACT_CUT when compact. */
 static void

@@ -1,5 +1,7 @@
 /*
- * queue.c — the per-session extraction queue on disk.
+ * queue.c — the per-session extraction queue on disk: its files and their
+ * discipline. What a record holds and says is queue_record.c's, how
+ * strings are cut as they are read is queue_clip.c's.
  *
  * Claude Code and Cursor run every hook as a fresh process, so the tool
  * calls waiting for extraction live in QUEUE_DIR/<safe>.jsonl, one compact
@@ -32,7 +34,7 @@
  *     and a FIFO cannot block a hook.
  *  4. Readers hold at most one line of QUEUE_LINE_MAX bytes and QUEUE_CAP
  *     records: every string of a line is cut to QUEUE_STRING_MAX bytes
- *     as it streams past (invariant 7), so a line of 50 MB costs a scan,
+ *     as it streams past (queue_clip_feed), so a line of 50 MB costs a scan,
  *     not a parse; a line still longer than QUEUE_LINE_MAX (structure,
  *     not strings) is skipped, and so is a record without a string
  *     "tool". The strings that can be long (output, args) are then cut
@@ -42,9 +44,6 @@
  *     written is longer than QUEUE_LINE_MAX.
  *  6. No file name is built from a session id except through safe_id,
  *     whose output has only [A-Za-z0-9_-] and is never empty, "." or "..".
- *  7. queue_clip_feed cuts a JSON string only between characters (never
- *     inside a UTF-8 sequence, an escape or a surrogate pair), so what it
- *     passes on is valid JSON whenever its input is.
  */
 #include "core/session/queue.h"
 
@@ -54,26 +53,21 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/session/queue_int.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
-#include "util/num.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
-
-/* Titles and summaries are cut to these many UTF-16 units (§4.7). */
-#define TITLE_MAX	80
-#define SUMMARY_MAX	120
 
 /* Counter files are a number: more than this is not ours to parse. */
 #define COUNT_MAX	32
@@ -99,7 +93,7 @@ queue_safe_id(const char *sid)
 		i += step;
 	}
 	if (sb.len == 0)
-		sbuf_addc(&sb, '_');	/* invariant 4: never an empty name */
+		sbuf_addc(&sb, '_');	/* invariant 6: never an empty name */
 	return sbuf_detach(&sb, NULL);
 }
 
@@ -275,127 +269,6 @@ remove_file(int dfd, const char *dir, const char *name, struct err *err)
 	return 0;
 }
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
-}
-
-/*
- * Invariant 7: one character ends where the next byte is no UTF-8
- * continuation byte and no low surrogate must follow; only there is a
- * string cut.
- */
-void
-queue_clip_feed(struct queue_clip *c, const void *in, size_t n, size_t max,
-    struct sbuf *out)
-{
-	const unsigned char	*p = in, *end = p + n;
-
-	for (; p < end; p++) {
-		if (c->state == QUEUE_CLIP_STR && c->dropping) {
-			while (p < end && *p != '"' && *p != '\\')
-				p++;	/* the fast path through a long one */
-			if (p == end)
-				break;
-		}
-		switch (c->state) {
-		case QUEUE_CLIP_OUT:
-			if (*p == '"')
-				*c = (struct queue_clip){
-					.state = QUEUE_CLIP_STR };
-			break;
-		case QUEUE_CLIP_STR:
-			if (*p == '"') {
-				c->state = QUEUE_CLIP_OUT;
-				c->dropping = false;
-				break;
-			}
-			/* a character starts here: the place to cut */
-			if (!c->dropping && c->kept >= max &&
-			    (*p & 0xC0) != 0x80 && !c->high)
-				c->dropping = true;
-			if (*p == '\\')
-				c->state = QUEUE_CLIP_ESC;
-			else
-				c->high = false;
-			c->kept++;
-			break;
-		case QUEUE_CLIP_ESC:
-			c->state = *p == 'u' ? QUEUE_CLIP_HEX : QUEUE_CLIP_STR;
-			c->hex = 4;
-			c->code = 0;
-			c->high = false;
-			c->kept++;
-			break;
-		case QUEUE_CLIP_HEX:
-			c->code = c->code << 4 | (unsigned)hexval(*p);
-			if (--c->hex == 0) {
-				c->state = QUEUE_CLIP_STR;
-				c->high = c->code >= 0xD800 &&
-				    c->code <= 0xDBFF;
-			}
-			c->kept++;
-			break;
-		}
-		if (!c->dropping)
-			sbuf_addc(out, (char)*p);
-	}
-}
-
-/* Cut the string s to max UTF-16 units and "...", when it is longer. */
-static void
-clip_string(json_t *s, size_t max)
-{
-	const char	*v = json_string_value(s);
-	size_t		 len = json_string_length(s), keep;
-	struct sbuf	 sb = SBUF_INIT;
-
-	if ((keep = utf8_js_cut(v, len, max)) == len)
-		return;
-	sbuf_init(&sb);
-	sbuf_add(&sb, v, keep);
-	sbuf_adds(&sb, "...");
-	json_string_setn_nocheck(s, sb.buf, sb.len);
-	sbuf_release(&sb);
-}
-
-/* clip_string every string inside v (keys stay whole). */
-static void
-clip_strings(json_t *v, size_t max)
-{
-	const char	*key;
-	json_t		*it;
-	size_t		 i;
-
-	if (json_is_string(v))
-		clip_string(v, max);
-	else if (json_is_array(v))
-		json_array_foreach(v, i, it)
-			clip_strings(it, max);
-	else if (json_is_object(v))
-		json_object_foreach(v, key, it)
-			clip_strings(it, max);
-}
-
-/*
- * Invariant 4: what a record may hold, whoever wrote it. A string output
- * over QUEUE_OUTPUT_MAX units keeps QUEUE_OUTPUT_MAX and "...", so the
- * payload's own cut (§4.7) gives the same text as from the whole output.
- */
-static void
-record_clip(json_t *rec)
-{
-	json_t	*out = json_object_get(rec, "output");
-
-	if (json_is_string(out))
-		clip_string(out, QUEUE_OUTPUT_MAX);
-	clip_strings(json_object_get(rec, "args"), QUEUE_ARG_MAX);
-}
-
 /* One line of a queue file into out when it is a usable record. */
 static void
 take_line(const char *line, size_t len, json_t *out)
@@ -407,7 +280,7 @@ take_line(const char *line, size_t len, json_t *out)
 		json_decref(rec);
 		return;
 	}
-	record_clip(rec);
+	queue_clip_record(rec);
 	json_array_append_new(out, rec);
 	if (json_array_size(out) > QUEUE_CAP)
 		json_array_remove(out, 0);	/* what an append keeps */
@@ -549,181 +422,6 @@ queue_sessions_free(char **ids, size_t n)
 	free(ids);
 }
 
-/* JavaScript's String(v) for the values deriveTitle/summarizeArgs print. */
-static void
-js_text(struct sbuf *sb, const json_t *v)
-{
-	char	 nb[NUM_BUFSZ];
-	size_t	 i;
-
-	if (v == NULL)
-		sbuf_adds(sb, "undefined");
-	else if (json_is_string(v))
-		sbuf_add(sb, json_string_value(v), json_string_length(v));
-	else if (json_is_number(v))
-		sbuf_adds(sb, num_js(json_number_value(v), nb));
-	else if (json_is_boolean(v))
-		sbuf_adds(sb, json_is_true(v) ? "true" : "false");
-	else if (json_is_null(v))
-		sbuf_adds(sb, "null");
-	else if (json_is_array(v)) {
-		for (i = 0; i < json_array_size(v); i++) {
-			if (i > 0)
-				sbuf_addc(sb, ',');
-			if (!json_is_null(json_array_get(v, i)))
-				js_text(sb, json_array_get(v, i));
-		}
-	} else
-		sbuf_adds(sb, "[object Object]");
-}
-
-/* A copy of the first max UTF-16 units of s. */
-static char *
-cut(const char *s, size_t len, size_t max)
-{
-	return xstrndup(s, utf8_js_cut(s, len, max));
-}
-
-/* J(v) cut to max units; a record without args has {} (§4.2). */
-static char *
-cut_json(const json_t *v, size_t max)
-{
-	char	*j = v != NULL ? jsonx_dump(v, 0) : xstrdup("{}"), *r;
-
-	r = cut(j, strlen(j), max);
-	free(j);
-	return r;
-}
-
-enum tool_shape { SHAPE_FILE, SHAPE_BASH, SHAPE_PATTERN, SHAPE_OTHER };
-
-static enum tool_shape
-shape_of(const char *tool)
-{
-	if (strcasecmp(tool, "read") == 0 || strcasecmp(tool, "edit") == 0 ||
-	    strcasecmp(tool, "write") == 0)
-		return SHAPE_FILE;
-	if (strcasecmp(tool, "bash") == 0)
-		return SHAPE_BASH;
-	if (strcasecmp(tool, "grep") == 0 || strcasecmp(tool, "glob") == 0)
-		return SHAPE_PATTERN;
-	return SHAPE_OTHER;
-}
-
-/* FILE of §4.7: filePath (opencode) before file_path (Claude Code). */
-static const json_t *
-file_arg(const json_t *args)
-{
-	const json_t	*f = jsonx_get(args, "filePath");
-
-	return f != NULL ? f : jsonx_get(args, "file_path");
-}
-
-static char *
-command_cut(const json_t *args, size_t max)
-{
-	const char	*cmd = jsonx_str(args, "command");
-
-	/* deviation (§4.7): a non-string command is "", not a lost batch */
-	return cmd == NULL ? xstrdup("") : cut(cmd, strlen(cmd), max);
-}
-
-char *
-queue_title(const char *tool, const json_t *args)
-{
-	struct sbuf	 sb = SBUF_INIT;
-	const json_t	*v;
-	const char	*slash;
-
-	sbuf_init(&sb);
-	switch (shape_of(tool)) {
-	case SHAPE_FILE:
-		if ((v = file_arg(args)) != NULL) {
-			js_text(&sb, v);
-			slash = strrchr(sb.buf, '/');
-			if (slash != NULL)
-				memmove(sb.buf, slash + 1, strlen(slash));
-			sbuf_setlen(&sb, strlen(sb.buf));
-		}
-		return sbuf_detach(&sb, NULL);
-	case SHAPE_BASH:
-		sbuf_release(&sb);
-		return command_cut(args, TITLE_MAX);
-	case SHAPE_PATTERN:
-		if ((v = jsonx_get(args, "pattern")) != NULL)
-			js_text(&sb, v);
-		return sbuf_detach(&sb, NULL);
-	default:
-		sbuf_release(&sb);
-		return cut_json(args, TITLE_MAX);
-	}
-}
-
-char *
-queue_summary(const char *tool, const json_t *args)
-{
-	struct sbuf	 sb = SBUF_INIT;
-	const json_t	*v;
-
-	sbuf_init(&sb);
-	switch (shape_of(tool)) {
-	case SHAPE_FILE:
-		/* parity (§4.7): an absent path prints "undefined" */
-		sbuf_adds(&sb, "file: ");
-		js_text(&sb, file_arg(args));
-		return sbuf_detach(&sb, NULL);
-	case SHAPE_BASH:
-		sbuf_release(&sb);
-		return command_cut(args, SUMMARY_MAX);
-	case SHAPE_PATTERN:
-		v = json_object_get(args, "pattern");	/* null prints null */
-		sbuf_adds(&sb, "pattern: ");
-		js_text(&sb, v);
-		return sbuf_detach(&sb, NULL);
-	default:
-		sbuf_release(&sb);
-		return cut_json(args, SUMMARY_MAX);
-	}
-}
-
-/* The output of §4.2 for a host's response (clipped by record_clip). */
-static json_t *
-output_of(const json_t *response)
-{
-	char	*cut;
-	json_t	*v;
-
-	if (response == NULL)
-		return json_string("");	/* deviation (§4.2): no lost batch */
-	if (json_is_string(response))
-		return json_deep_copy(response);
-	cut = cut_json(response, QUEUE_OUTPUT_MAX);
-	v = json_string(cut);
-	free(cut);
-	return v;
-}
-
-/* One record of §4.2, keys in order, clipped like a read one (inv. 4). */
-static json_t *
-record_new(const char *sid, const struct queue_call *c)
-{
-	json_t	*args, *rec;
-	char	*title;
-
-	args = json_is_object(c->args) ? json_deep_copy(c->args) :
-	    json_object();
-	title = queue_title(c->tool, args);
-	rec = json_object();
-	json_object_set_new(rec, "tool", json_string(c->tool));
-	json_object_set_new(rec, "sessionID", json_string(sid));
-	json_object_set_new(rec, "args", args);
-	json_object_set_new(rec, "title", json_string(title));
-	json_object_set_new(rec, "output", output_of(c->response));
-	free(title);
-	record_clip(rec);
-	return rec;
-}
-
 /* The lines of recs from index from; invariant 5 drops an over-long one. */
 static void
 dump_lines(struct sbuf *sb, const json_t *recs, size_t from)
@@ -778,7 +476,8 @@ queue_append(const char *dir, const char *sid, const struct queue_call *calls,
 				goto out;
 			json_array_clear(all);
 		} else if (calls[i].verdict == QUEUE_KEEP)
-			json_array_append_new(add, record_new(sid, &calls[i]));
+			json_array_append_new(add, queue_record_new(sid,
+			    &calls[i]));
 	}
 	rc = 0;
 	if (json_array_size(add) == 0)
@@ -860,45 +559,6 @@ queue_missed_bump(const char *dir, const char *sid, struct err *err)
 	return rc;
 }
 
-/* The record's string at key, or "" (a foreign record may lack it). */
-static const char *
-field(const json_t *rec, const char *key, size_t *len)
-{
-	const json_t	*v = json_object_get(rec, key);
-
-	*len = json_is_string(v) ? json_string_length(v) : 0;
-	return json_is_string(v) ? json_string_value(v) : "";
-}
-
-/* One interaction of the payload (§4.7) from one record. */
-static json_t *
-interaction(const json_t *rec)
-{
-	const char	*tool, *text, *title;
-	char		*summary;
-	size_t		 len, tlen, keep;
-	struct sbuf	 out = SBUF_INIT;
-	json_t		*o;
-
-	tool = field(rec, "tool", &len);
-	title = field(rec, "title", &tlen);
-	text = field(rec, "output", &len);
-	keep = utf8_js_cut(text, len, QUEUE_OUTPUT_MAX);
-	sbuf_init(&out);
-	sbuf_add(&out, text, keep);
-	if (keep < len)
-		sbuf_adds(&out, "...");
-	summary = queue_summary(tool, json_object_get(rec, "args"));
-	o = json_object();
-	json_object_set_new(o, "tool", json_string(tool));
-	json_object_set_new(o, "title", json_stringn(title, tlen));
-	json_object_set_new(o, "args", json_string(summary));
-	json_object_set_new(o, "output", json_stringn(out.buf, out.len));
-	free(summary);
-	sbuf_release(&out);
-	return o;
-}
-
 int
 queue_payload(const char *dir, const char *sid, const char *project_store,
     struct sbuf *out, struct err *err)
@@ -914,7 +574,7 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 	}
 	list = json_array();
 	json_array_foreach(recs, i, it)
-		json_array_append_new(list, interaction(it));
+		json_array_append_new(list, queue_record_interaction(it));
 	o = json_object();
 	json_object_set_new(o, "interactions", list);
 	json_object_set_new(o, "projectStore", json_string(project_store));

@@ -1,4 +1,5 @@
-/* queue.h — the per-session extraction queue on disk (queue.c). */
+/* queue.h — the per-session extraction queue on disk (queue.c), its records
+ * (queue_record.c) and the clipping that bounds them (queue_clip.c). */
 #ifndef THATCH_CORE_QUEUE_H
 #define THATCH_CORE_QUEUE_H
 
@@ -139,7 +140,8 @@ int	queue_prune(const char *dir, long max_age, long now, struct err *);
  * max bytes of each string, cutting only between characters, so the
  * result is valid JSON whenever the input is; input may come in pieces
  * of any size. The queue's readers and hook stdin (hook_read) use it to
- * bound what they hold. Start from { .state = QUEUE_CLIP_OUT }.
+ * bound what they hold. Start from { .state = QUEUE_CLIP_OUT }
+ * (queue_clip.c).
  */
 struct queue_clip {
 	enum {
@@ -154,7 +156,8 @@ struct queue_clip {
 void	queue_clip_feed(struct queue_clip *, const void *, size_t n,
 	    size_t max, struct sbuf *out);
 
-/* deriveTitle (§4.7): the title stored with a record. New string. */
+/* deriveTitle (§4.7): the title stored with a record (queue_record.c).
+ * New string. */
 char	*queue_title(const char *tool, const json_t *args);
 
 /* summarizeArgs (§4.7): the payload's one-line args. New string. */

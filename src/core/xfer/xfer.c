@@ -5,7 +5,7 @@
  * between a memory record and a struct store_entry (the markdown format).
  *
  * Only this module's files write SQL for export and import; like the
- * other core modules that share the file (engine.c), they use
+ * other core modules that share the file (core/engine/), they use
  * store_prepare on the store's connection.
  *  1. Deterministic: tables in xfer_tables[] order, rows by primary key
  *     (BINARY), keys in column order, numbers in their shortest exact

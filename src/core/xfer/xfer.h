@@ -1,5 +1,6 @@
 /* xfer.h — export and import of stores: JSONL records, markdown memories and
- * other tools' formats (xfer.c, xfer_import.c, xfer_foreign.c). */
+ * other tools' formats (xfer.c, xfer_import.c, xfer_walk.c,
+ * xfer_foreign.c). */
 #ifndef THATCH_CORE_XFER_H
 #define THATCH_CORE_XFER_H
 
@@ -61,18 +62,6 @@ enum xfer_conflict {
 /* "skip", "overwrite" or "newer" to *c; -1 for anything else. */
 int	xfer_conflict_parse(const char *, enum xfer_conflict *);
 
-/* Which reader a path gets (XFER_AUTO: decided from its name and bytes). */
-enum xfer_from {
-	XFER_AUTO,
-	XFER_THATCH,		/* our JSONL, or a markdown export */
-	XFER_MCP_MEMORY,	/* the MCP memory server's knowledge graph */
-	XFER_MARKDOWN,		/* notes: Basic Memory, Serena, Obsidian */
-	XFER_CLAUDE,		/* CLAUDE.md, MEMORY.md: one memory a section */
-};
-
-/* "thatch", "mcp-memory", "markdown" or "claude"; -1 otherwise. */
-int	xfer_from_parse(const char *, enum xfer_from *);
-
 /*
  * One import. The caller sets the fields above `imported` and zeroes the
  * rest; release with xfer_import_release (closes the model, if loaded).
@@ -121,6 +110,25 @@ int	xfer_import_commit(struct xfer_import *, struct err *);
 int	xfer_import_record(struct xfer_import *, json_t *rec,
 	    const char *where, struct err *);
 
+/* Each line of n bytes of buf as one record of the export format; a line
+ * that is not a JSON object is reported as name:LINE and skipped. */
+int	xfer_read_jsonl(struct xfer_import *, const char *buf, size_t n,
+	    const char *name, struct err *);
+
+/* ---- The walk (xfer_walk.c) -------------------------------------------- */
+
+/* Which reader a path gets (XFER_AUTO: decided from its name and bytes). */
+enum xfer_from {
+	XFER_AUTO,
+	XFER_THATCH,		/* our JSONL, or a markdown export */
+	XFER_MCP_MEMORY,	/* the MCP memory server's knowledge graph */
+	XFER_MARKDOWN,		/* notes: Basic Memory, Serena, Obsidian */
+	XFER_CLAUDE,		/* CLAUDE.md, MEMORY.md: one memory a section */
+};
+
+/* "thatch", "mcp-memory", "markdown" or "claude"; -1 otherwise. */
+int	xfer_from_parse(const char *, enum xfer_from *);
+
 /*
  * Import the file or directory at path read as `from`: a directory is
  * walked for *.md files (and a markdown export's records.jsonl), in byte
@@ -131,11 +139,6 @@ int	xfer_import_path(struct xfer_import *, const char *path,
 	    enum xfer_from from, struct err *);
 
 /* ---- Other tools' formats (xfer_foreign.c) ------------------------------ */
-
-/* Each line of n bytes of buf as one record of the export format; a line
- * that is not a JSON object is reported as name:LINE and skipped. */
-int	xfer_read_jsonl(struct xfer_import *, const char *buf, size_t n,
-	    const char *name, struct err *);
 
 /*
  * Each reads n bytes of a file named name (outside input: any bytes) and

@@ -1,7 +1,9 @@
 /*
  * xfer_import.c — import: records of the export format into the store,
- * one transaction each, under a conflict policy; and the walk that sends
- * each file of a path to its reader (docs/export.md).
+ * one transaction each, under a conflict policy, and our own JSONL read
+ * line by line into them (docs/export.md). Every reader (xfer_foreign.c)
+ * ends here; the walk that picks a reader per file is xfer_walk.c, above
+ * both.
  *
  *  1. A record is imported whole, skipped, or fails and leaves nothing:
  *     its stores row (§1.3 rule 6) and its own row are one savepoint.
@@ -26,11 +28,8 @@
  */
 #include "core/xfer/xfer.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -41,9 +40,7 @@
 #include "util/b64.h"
 #include "util/os/clock.h"
 #include "util/err.h"
-#include "util/fileio.h"
 #include "util/jsonx.h"
-#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -70,18 +67,6 @@ xfer_conflict_parse(const char *s, enum xfer_conflict *c)
 
 	if (i >= 0)
 		*c = (enum xfer_conflict)i;
-	return i >= 0 ? 0 : -1;
-}
-
-int
-xfer_from_parse(const char *s, enum xfer_from *from)
-{
-	static const char *const	names[] = { "auto", "thatch",
-		"mcp-memory", "markdown", "claude" };
-	int				i = name_index(names, 5, s);
-
-	if (i >= 0)
-		*from = (enum xfer_from)i;
 	return i >= 0 ? 0 : -1;
 }
 
@@ -451,7 +436,7 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 	return 0;
 }
 
-/* ---- files ---------------------------------------------------------------- */
+/* ---- our JSONL ----------------------------------------------------------- */
 
 int
 xfer_read_jsonl(struct xfer_import *imp, const char *buf, size_t n,
@@ -480,153 +465,5 @@ xfer_read_jsonl(struct xfer_import *imp, const char *buf, size_t n,
 		rc = xfer_import_record(imp, rec, where, err);
 		json_decref(rec);
 	}
-	return rc;
-}
-
-/* The first record's type says whose JSONL it is. */
-static enum xfer_from
-sniff_jsonl(const char *buf, size_t n)
-{
-	const char	*nl = memchr(buf, '\n', n), *type;
-	json_t		*rec = json_loadb(buf, nl ? (size_t)(nl - buf) : n, 0,
-	    NULL);
-	enum xfer_from	 from = XFER_THATCH;
-
-	type = jsonx_str(rec, "type");
-	if (type != NULL && (strcmp(type, "entity") == 0 ||
-	    strcmp(type, "relation") == 0))
-		from = XFER_MCP_MEMORY;
-	json_decref(rec);
-	return from;
-}
-
-static bool
-is_claude_file(const char *base)
-{
-	return strcmp(base, "CLAUDE.md") == 0 ||
-	    strcmp(base, "CLAUDE.local.md") == 0 ||
-	    strcmp(base, "MEMORY.md") == 0;
-}
-
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t	n = strlen(s), k = strlen(suffix);
-
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static int
-import_file(struct xfer_import *imp, const char *path, enum xfer_from from,
-    struct err *err)
-{
-	struct sbuf	 buf = SBUF_INIT;
-	char		*base = path_basename(path);
-	int		 rc = -1;
-
-	sbuf_init(&buf);
-	if (fileio_read(path, &buf, err) != 0)
-		goto out;
-	if (from == XFER_AUTO && ends_with(base, ".md"))
-		from = is_claude_file(base) ? XFER_CLAUDE : XFER_MARKDOWN;
-	else if (from == XFER_AUTO)
-		from = sniff_jsonl(buf.buf, buf.len);
-	switch (from) {
-	case XFER_AUTO:
-	case XFER_THATCH:
-		rc = ends_with(base, ".md") ?
-		    xfer_read_note(imp, buf.buf, buf.len, path, err) :
-		    xfer_read_jsonl(imp, buf.buf, buf.len, path, err);
-		break;
-	case XFER_MCP_MEMORY:
-		rc = xfer_read_mcp_memory(imp, buf.buf, buf.len, path, err);
-		break;
-	case XFER_MARKDOWN:
-		rc = xfer_read_note(imp, buf.buf, buf.len, path, err);
-		break;
-	case XFER_CLAUDE:
-		rc = xfer_read_claude(imp, buf.buf, buf.len, path, err);
-		break;
-	}
-out:
-	free(base);
-	sbuf_release(&buf);
-	return rc;
-}
-
-static int
-cmp_paths(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct path_list {
-	char	**v;
-	size_t	  n, cap;
-};
-
-/* The *.md and *.jsonl files under dir, not following symbolic links and
- * leaving out hidden entries (.git, .obsidian). */
-static int
-collect(const char *dir, struct path_list *pl, struct err *err)
-{
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 sb;
-	char		*p;
-	int		 rc = 0;
-
-	if ((d = opendir(dir)) == NULL)
-		return err_errno(err, "cannot read '%s'", dir);
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		p = path_join(dir, de->d_name);
-		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-			rc = collect(p, pl, err);
-			free(p);
-		} else if (S_ISREG(sb.st_mode) && (ends_with(p, ".md") ||
-		    ends_with(p, ".jsonl"))) {
-			if (pl->n == pl->cap) {
-				pl->cap = pl->cap ? 2 * pl->cap : 64;
-				pl->v = xreallocarray(pl->v, pl->cap,
-				    sizeof(*pl->v));
-			}
-			pl->v[pl->n++] = p;
-		} else
-			free(p);
-	}
-	closedir(d);
-	return rc;
-}
-
-int
-xfer_import_path(struct xfer_import *imp, const char *path,
-    enum xfer_from from, struct err *err)
-{
-	struct path_list	pl = { NULL, 0, 0 };
-	struct err		cerr;
-	struct stat		sb;
-	size_t			i;
-	int			rc;
-
-	if (stat(path, &sb) != 0)
-		return err_errno(err, "cannot read '%s'", path);
-	if (!S_ISDIR(sb.st_mode)) {
-		rc = import_file(imp, path, from, err);
-		goto out;
-	}
-	rc = collect(path, &pl, err);
-	if (pl.n > 0)
-		qsort(pl.v, pl.n, sizeof(*pl.v), cmp_paths);
-	for (i = 0; rc == 0 && i < pl.n; i++)
-		rc = import_file(imp, pl.v[i], from, err);
-	for (i = 0; i < pl.n; i++)
-		free(pl.v[i]);
-	free(pl.v);
-out:
-	/* what was imported before a failure stays imported */
-	if (xfer_import_commit(imp, rc == 0 ? err : &cerr) != 0)
-		rc = -1;
 	return rc;
 }

@@ -24,7 +24,7 @@
 #include "text/nudge.h"
 #include "text/text_opencode.h"
 #include "tools/tool.h"
-#include "tools/tool_rows.h"
+#include "tools/tool_memory.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/num.h"

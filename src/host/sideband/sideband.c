@@ -45,7 +45,7 @@
 #include "host/mcp.h"
 #include "host/sideband/sideband_wire.h"
 #include "tools/tool.h"
-#include "tools/tool_rows.h"
+#include "tools/tool_memory.h"
 #include "util/os/clock.h"
 #include "util/err.h"
 #include "util/jsonx.h"
