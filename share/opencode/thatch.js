@@ -12,6 +12,7 @@
 //
 // No build step, no npm dependency: plain ESM on Node's child_process.
 import { spawn } from "node:child_process"
+import { statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import path from "node:path"
 
@@ -40,10 +41,20 @@ function program(options) {
   return path.join(here, "..", "..", "bin", "thatch")
 }
 
+// The nearest directory of dir's that exists: a process cannot start in a
+// removed worktree, so the core runs there and is told dir as data.
+function existing(dir) {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    try { if (statSync(d).isDirectory()) return d } catch {}
+    if (d === path.dirname(d)) return d
+  }
+}
+
 class Core {
-  constructor(cmd, dir) {
+  constructor(cmd, dir, client) {
     this.cmd = cmd
     this.dir = dir
+    this.client = client
     this.proc = null
     this.next = 1
     this.waiting = new Map()
@@ -54,8 +65,10 @@ class Core {
     const env = { ...process.env }
     delete env.CLAUDE_PROJECT_DIR
     delete env.CURSOR_PROJECT_DIR
-    const proc = spawn(this.cmd, ["opencode"], {
-      cwd: this.dir, env, stdio: ["pipe", "pipe", "inherit"],
+    const args = this.dir ? ["opencode", "--directory", this.dir] : ["opencode"]
+    const proc = spawn(this.cmd, args, {
+      cwd: this.dir ? existing(this.dir) : undefined, env,
+      stdio: ["pipe", "pipe", "inherit"],
     })
     proc.stdout.setEncoding("utf8")
     proc.stdout.on("data", (chunk) => this.read(chunk))
@@ -67,9 +80,16 @@ class Core {
     this.proc = proc
   }
 
+  // a core that could not start or died says why in opencode's log; the
+  // next hook starts another
   lost(proc, err) {
     if (this.proc !== proc) return
     this.proc = null
+    try {
+      this.client.app.log({ body: { service: "thatch", level: "error",
+        message: `the thatch core (${this.cmd}) stopped: ${err && err.message || err}` } })
+        .catch(() => {})
+    } catch {}	// a client without a log: stderr has it (warn)
     this.buf = ""
     for (const [, w] of this.waiting) w.reject(err)
     this.waiting.clear()
@@ -124,7 +144,7 @@ function partID() {
 
 async function server(input, options) {
   const client = input.client
-  const core = new Core(program(options), input.directory)
+  const core = new Core(program(options), input.directory, client)
   logTo = core
   core.onPush = (actions) => apply(actions, {})
 

@@ -128,7 +128,8 @@ cmd_mcp_exec(struct cli_ctx *ctx, int argc, char **argv)
 	mcp_set_prompts(srv, prompts_list(prompts));
 	/* engines-and-extras §B10: an upgrade under a running server */
 	watch = version_watch_new(setup.host == MCP_HOST_CLAUDE ?
-	    "Claude Code" : setup.host == MCP_HOST_CURSOR ? "Cursor" : NULL);
+	    "Claude Code" : setup.host == MCP_HOST_CURSOR ? "Cursor" : NULL,
+	    "MCP server");
 	mcp_set_notice(srv, version_watch_notice, watch);
 	if ((warning = mcp_setup_warning(&setup)) != NULL) {
 		log_warn("%s", warning);

@@ -10,8 +10,9 @@
  *  2. git runs without a shell, stdin from /dev/null, stderr discarded,
  *     with a timeout (spawn_capture).
  *  3. The basename of a directory that no longer exists is never an
- *     identity (for a worktree it is the branch name): only the cache can
- *     answer for it (§2.3 step 4).
+ *     identity (for a worktree it is the branch name): only the cache
+ *     (its row or an ancestor's) or git in its nearest existing ancestor
+ *     can answer for it (§2.3 step 4, engines-and-extras §B9).
  *  4. Only definitive evidence evicts a cache row (§2.5 table): a missing
  *     main checkout or a failed spawn keeps it.
  *  5. The common directory is asked for with --path-format=absolute; a git
@@ -288,6 +289,75 @@ cache_lookup(struct repo_cache *cache, const char *dir, char **main_path,
 	return found;
 }
 
+/*
+ * Steps 1 and 2 in an existing dir: the identity, with *main_path (new
+ * string or NULL) the main checkout; NULL when git gives neither.
+ */
+static char *
+git_identity(const char *dir, char **main_path, struct sbuf *out)
+{
+	char	*slug = NULL;
+
+	*main_path = NULL;
+	if (!maybe_repo(dir))
+		return NULL;
+	slug = remote_slug(dir, out);
+	*main_path = main_checkout(dir, out);
+	if (slug == NULL && *main_path != NULL) {
+		slug = path_basename(*main_path);
+		if (*slug == '\0') {
+			free(slug);
+			slug = NULL;
+		}
+	}
+	return slug;
+}
+
+/*
+ * Step 4 for a dir that no longer exists (engines-and-extras §B9): the
+ * validated cache entry of dir or of its longest cached ancestor, so that
+ * a subdirectory of a removed worktree resolves too; the walk stops at
+ * the nearest ancestor that exists, whose steps 1 and 2 answer (a
+ * worktree inside its repository). Never a basename (invariant 3).
+ * Returns 1 with *main_path (where git can run) and *slug, 0 otherwise.
+ */
+static int
+gone_lookup(const char *dir, struct repo_cache *cache, char **main_path,
+    char **slug)
+{
+	struct sbuf	 out;
+	char		*d = xstrdup(dir), *up;
+	int		 found = 0;
+
+	*main_path = *slug = NULL;
+	sbuf_init(&out);
+	while (!found) {
+		if (is_dir(d)) {
+			*slug = git_identity(d, main_path, &out);
+			if (*slug != NULL && *main_path == NULL)
+				*main_path = xstrdup(d);
+			found = *slug != NULL;
+			break;
+		}
+		if ((found = cache_lookup(cache, d, main_path, slug)))
+			break;
+		up = path_dirname(d);
+		if (strcmp(up, d) == 0 || *up != '/') {
+			free(up);
+			break;
+		}
+		free(d);
+		d = up;
+	}
+	if (!found) {
+		free(*main_path);
+		*main_path = NULL;
+	}
+	free(d);
+	sbuf_release(&out);
+	return found;
+}
+
 char *
 repo_detect(const char *dir, struct repo_cache *cache)
 {
@@ -295,24 +365,14 @@ repo_detect(const char *dir, struct repo_cache *cache)
 	char		*slug = NULL, *main_path = NULL;
 
 	if (!is_dir(dir)) {
-		if (cache_lookup(cache, dir, &main_path, &slug)) {
+		if (gone_lookup(dir, cache, &main_path, &slug)) {
 			free(main_path);
 			return slug;
 		}
 		return xstrdup("unknown");	/* invariant 3 */
 	}
 	sbuf_init(&out);
-	if (maybe_repo(dir)) {
-		slug = remote_slug(dir, &out);
-		main_path = main_checkout(dir, &out);
-	}
-	if (slug == NULL && main_path != NULL) {
-		slug = path_basename(main_path);
-		if (*slug == '\0') {
-			free(slug);
-			slug = NULL;
-		}
-	}
+	slug = git_identity(dir, &main_path, &out);
 	if (slug != NULL)
 		cache_put(cache, dir, main_path, slug);
 	else {
@@ -340,7 +400,7 @@ repo_spawn_cwd(const char *dir, struct repo_cache *cache)
 
 	if (is_dir(dir))
 		return xstrdup(dir);
-	if (!cache_lookup(cache, dir, &main_path, &slug))
+	if (!gone_lookup(dir, cache, &main_path, &slug))
 		return NULL;
 	free(slug);
 	return main_path;

@@ -31,7 +31,9 @@ char	*repo_parse_remote(const char *url);
  * The store identity REPO of directory dir (§2.3, hosts-hooks-cli §0.5):
  * origin's owner/repo, else the main checkout's directory name (worktree
  * safe, --path-format=absolute), else dir's last segment; for a directory
- * that no longer exists, the validated cache entry. "unknown" when nothing
+ * that no longer exists, the validated cache entry of it or of its longest
+ * cached ancestor, else the git identity of its nearest existing ancestor
+ * (never a basename). "unknown" when nothing
  * qualifies; never fails. A step 1 or 2 answer is written to the cache.
  * cache may be NULL. New string. This is the raw REPO: store-scoped
  * commands map it with repo_store_name.
@@ -44,7 +46,7 @@ const char *repo_store_name(const char *repo);
 
 /*
  * Where git commands about dir can run (§2.5 spawn-cwd fallback): dir if
- * it exists, else the validated cached main checkout, else NULL. New
+ * it exists, else the main checkout repo_detect's step 4 finds, else NULL. New
  * string.
  */
 char	*repo_spawn_cwd(const char *dir, struct repo_cache *cache);

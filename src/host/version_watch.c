@@ -1,14 +1,15 @@
 /*
  * version_watch.c — notice that thatch was upgraded (or removed) on disk
- * while this long-lived MCP server keeps running the old executable, and
- * say so once (engines-and-extras §B10).
+ * while a long-lived thatch process (the MCP server, opencode's core)
+ * keeps running the old executable, and say so once (engines-and-extras
+ * §B10).
  *
  * No network: the evidence is the file system. At start the watch notes
  * the path of the running executable (/proc/self/exe) and its device and
  * inode; an upgrade that installs a new file at that path (install(1),
  * a package manager, `make install`) leaves the running inode behind.
- *  1. Checks run only when a tool result is about to be sent and one is
- *     due: the first VERSION_WATCH_FIRST_MS after start, then every
+ *  1. Checks run only when the caller has somewhere to say it (a tool
+ *     result, opencode's next user message) and one is due: the first VERSION_WATCH_FIRST_MS after start, then every
  *     VERSION_WATCH_INTERVAL_MS; so an idle server does no work.
  *  2. The warning is given once per process; after that the watch is
  *     silent.
@@ -35,6 +36,7 @@
 struct version_watch {
 	char		*exe;		/* owned; path of the running binary */
 	const char	*host;
+	const char	*runner;	/* "MCP server", "opencode plugin" */
 	dev_t		 dev;
 	ino_t		 ino;
 	int64_t		 next_ms;	/* monotonic time of the next check */
@@ -43,7 +45,7 @@ struct version_watch {
 };
 
 struct version_watch *
-version_watch_new(const char *host)
+version_watch_new(const char *host, const char *runner)
 {
 	struct version_watch	*w;
 	const char		*env = path_env("THATCH_VERSION_CHECK_MS");
@@ -67,6 +69,7 @@ version_watch_new(const char *host)
 	w = xcalloc(1, sizeof(*w));
 	w->exe = xstrdup(buf);
 	w->host = host;
+	w->runner = runner;
 	w->dev = st.st_dev;
 	w->ino = st.st_ino;
 	w->interval_ms = ms > 0 ? ms : VERSION_WATCH_INTERVAL_MS;
@@ -122,11 +125,12 @@ version_watch_notice(void *arg)
 	if (stat(w->exe, &st) != 0) {
 		log_debug("version:check", "%s is gone", w->exe);
 		w->warned = true;
-		return xasprintf("the thatch executable this MCP server runs "
+		return xasprintf("the thatch executable this %s runs "
 		    "(%s, version %s) was removed from disk. Ask the user to "
 		    "restart %s: until then thatch keeps running the old "
 		    "version, and after reinstalling, the new one starts "
-		    "only with a restart.", w->exe, THATCH_VERSION, host);
+		    "only with a restart.", w->runner, w->exe, THATCH_VERSION,
+		    host);
 	}
 	if (st.st_dev == w->dev && st.st_ino == w->ino) {
 		log_debug("version:check", "%s unchanged", w->exe);
@@ -135,10 +139,10 @@ version_watch_notice(void *arg)
 	w->warned = true;
 	v = installed_version(w->exe);
 	log_debug("version:check", "%s replaced: %s", w->exe, v ? v : "?");
-	msg = xasprintf("thatch was upgraded on disk (%s%s) but this MCP "
-	    "server still runs version %s. Ask the user to restart %s so "
-	    "that the new thatch is used.", v ? "now version " : "a new "
-	    "build at ", v ? v : w->exe, THATCH_VERSION, host);
+	msg = xasprintf("thatch was upgraded on disk (%s%s) but this %s "
+	    "still runs version %s. Ask the user to restart %s so that the "
+	    "new thatch is used.", v ? "now version " : "a new build at ",
+	    v ? v : w->exe, w->runner, THATCH_VERSION, host);
 	free(v);
 	return msg;
 }

@@ -12,17 +12,20 @@ struct version_watch;
 
 /*
  * Watch the executable this process runs, from now. host names what the
- * user must restart ("Claude Code", "Cursor", or NULL for "the host").
+ * user must restart ("Claude Code", "Cursor", "opencode", or NULL for
+ * "the host"), runner what runs thatch ("MCP server"); both are borrowed.
  * THATCH_VERSION_CHECK_MS, when set to a positive integer, replaces both
  * the first delay and the interval (tests); "0" turns the watch off, and
  * version_watch_new then returns NULL. Free with version_watch_free
  * (NULL is fine).
  */
-struct version_watch *version_watch_new(const char *host);
+struct version_watch *version_watch_new(const char *host,
+	    const char *runner);
 void	version_watch_free(struct version_watch *);
 
 /*
- * Shaped for mcp_set_notice (arg is the watch): when a check is due, look
+ * Shaped for mcp_set_notice (arg is the watch; opencode's core calls it
+ * on each user message): when a check is due, look
  * whether the executable on disk is still the one running, that is, not
  * deleted and not replaced by another file; the first time it is not,
  * return the warning (a new string) telling the agent to ask the user to

@@ -14,6 +14,7 @@
 #include "util/path.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,33 @@ tmp_dir(void)
 	return s;
 }
 
+/*
+ * Where a process stands whose directory was removed (a linked worktree
+ * removed under it, issue 30): getcwd fails, but Linux still names the
+ * directory in /proc/self/cwd, "<path> (deleted)", and a shell's $PWD
+ * names it too. The path is the key of the repo_paths cache (core/repo.c
+ * walks up from it), so it must be absolute; "/" when nothing names it,
+ * which detects as "unknown" (store global), never a store named ".".
+ */
+static char *
+removed_cwd(void)
+{
+	static const char	 deleted[] = " (deleted)";
+	char			 buf[PATH_MAX];
+	const char		*pwd = path_env("PWD");
+	ssize_t			 n;
+	size_t			 cut = sizeof(deleted) - 1;
+
+	n = readlink("/proc/self/cwd", buf, sizeof(buf) - 1);
+	if (n > 0 && buf[0] == '/') {
+		buf[n] = '\0';
+		if ((size_t)n > cut && strcmp(buf + n - cut, deleted) == 0)
+			buf[n - cut] = '\0';
+		return xstrdup(buf);
+	}
+	return xstrdup(pwd != NULL && *pwd == '/' ? pwd : "/");
+}
+
 static char *
 project_dir(void)
 {
@@ -83,7 +111,7 @@ project_dir(void)
 	if (v != NULL)
 		return xstrdup(v);
 	cwd = getcwd(NULL, 0);
-	return cwd != NULL ? cwd : xstrdup(".");
+	return cwd != NULL ? cwd : removed_cwd();
 }
 
 void
@@ -112,6 +140,18 @@ paths_init(struct paths *p)
 	p->project_dir = project_dir();
 	p->claude_dir = env_or_join("CLAUDE_CONFIG_DIR", p->home, ".claude");
 	p->cursor_dir = env_or_join("CURSOR_CONFIG_DIR", p->home, ".cursor");
+}
+
+void
+paths_host_cwd(struct paths *p, const char *dir)
+{
+	struct stat	st;
+
+	if (dir == NULL || *dir != '/' || path_env("CURSOR_PROJECT_DIR") ||
+	    path_env("CLAUDE_PROJECT_DIR") || stat(dir, &st) == 0)
+		return;
+	free(p->project_dir);
+	p->project_dir = xstrdup(dir);
 }
 
 void

@@ -31,6 +31,16 @@ struct paths {
 void	 paths_init(struct paths *);
 void	 paths_release(struct paths *);
 
+/*
+ * A host's word on where its session stands (a hook's stdin "cwd"):
+ * it becomes p->project_dir when no environment variable named the
+ * project, dir is absolute, and dir no longer exists (a removed worktree,
+ * which only the repo_paths cache can name; the host may have started
+ * this process elsewhere). An existing dir changes nothing: the process's
+ * own directory keeps its say. dir may be NULL.
+ */
+void	 paths_host_cwd(struct paths *, const char *dir);
+
 /* Node's path.join: join with '/', collapse '//', drop '.', resolve '..'
  * lexically, drop a trailing '/'. Either argument may be "". New string. */
 char	*path_join(const char *, const char *);

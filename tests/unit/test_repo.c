@@ -210,6 +210,32 @@ deleted_worktree_is_recovered_from_the_cache(void)
 	free(r);
 }
 
+/* Issue 30: a removed worktree's subdirectory resolves through its cached
+ * ancestor, and one kept inside its repository through git there. */
+static void
+deleted_directories_walk_up(void)
+{
+	char	*r;
+
+	sh("git init -q up && cd up && git commit -q --allow-empty -m one "
+	    "&& git remote add origin https://github.com/acme/up.git && "
+	    "git worktree add -q ../up-wt -b topic && "
+	    "git worktree add -q .wt/inside -b inner");
+	r = detect("up-wt");
+	CHECK_STR(r, "acme/up");
+	free(r);
+	sh("rm -rf up-wt up/.wt/inside");
+	r = detect("up-wt/src/deep");
+	CHECK_STR(r, "acme/up");	/* the cached ancestor's row */
+	free(r);
+	r = detect("up/.wt/inside");	/* never seen: git in up/.wt */
+	CHECK_STR(r, "acme/up");
+	free(r);
+	r = detect("loose-gone/sub");	/* top is no repository */
+	CHECK_STR(r, "unknown");
+	free(r);
+}
+
 static void
 cache_rows_are_kept_or_evicted_as_the_table_says(void)
 {
@@ -286,6 +312,7 @@ CHECK_MAIN(
 	TEST(no_remote_uses_the_main_checkout_name),
 	TEST(outside_git_uses_the_directory_name),
 	TEST(deleted_worktree_is_recovered_from_the_cache),
+	TEST(deleted_directories_walk_up),
 	TEST(cache_rows_are_kept_or_evicted_as_the_table_says),
 	TEST(not_a_repo_anymore_evicts),
 	TEST(branches_of_a_non_repo_are_unknown),

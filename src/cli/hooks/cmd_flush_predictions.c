@@ -16,6 +16,8 @@
 
 #include "cli/cli.h"
 #include "host/hook.h"
+#include "util/jsonx.h"
+#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
@@ -32,6 +34,7 @@ cmd_flush_predictions_exec(struct cli_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	if ((in = hook_read(STDIN_FILENO, &ctx->err)) == NULL)
 		return CMD_FAILED;
+	paths_host_cwd(&ctx->paths, jsonx_str(in, "cwd"));	/* issue 30 */
 	sbuf_init(&out);
 	prompt = hook_prompt(in);
 	text = json_string_value(prompt);

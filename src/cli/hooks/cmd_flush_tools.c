@@ -27,7 +27,9 @@
 #include "core/session/queue.h"
 #include "host/hook.h"
 #include "text/nudge.h"
+#include "util/jsonx.h"
 #include "util/log.h"
+#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -107,6 +109,7 @@ cmd_flush_tools_exec(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (!cursor && hook_in_cursor(in))
 		goto out;	/* host-contracts C6: the --json twin speaks */
+	paths_host_cwd(&ctx->paths, jsonx_str(in, "cwd"));	/* issue 30 */
 	sid = hook_session(in);
 	extraction = tier_extract(ctx, sid, cursor, &out);
 	if (!extraction && !tier_related(ctx, in, &out))

@@ -49,6 +49,7 @@
 #include "host/opencode/opencode_int.h"
 #include "host/opencode/opencode_watch.h"
 #include "host/opencode/opencode_wrapup.h"
+#include "host/version_watch.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -175,6 +176,9 @@ opencode_new(struct store *st, const struct paths *paths, struct clock clock,
 	oc->wrapups = opencode_wrapups_new();
 	oc->watch = opencode_watch_new(&oc->ctx);
 	oc->chat = opencode_chat_new(st, &oc->ctx.clock);
+	/* B10: an upgrade under a running core; dispose ends the process,
+	 * and the watch with it */
+	oc->version = version_watch_new("opencode", "opencode plugin");
 	opencode_wrapups_before_exit(oc->wrapups, leave_chat, oc->chat);
 	return oc;
 }
@@ -192,6 +196,7 @@ opencode_free(struct opencode *oc)
 	opencode_wrapups_free(oc->wrapups);
 	opencode_watch_free(oc->watch);
 	opencode_chat_free(oc->chat);
+	version_watch_free(oc->version);
 	tool_ctx_release(&oc->ctx);
 	free(oc->dir);
 	free(oc);

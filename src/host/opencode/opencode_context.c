@@ -3,7 +3,8 @@
  * context: the system prompt (op "system"), the compaction context and
  * its mark (ops "compacting", "autocontinue"), and on a user's message
  * the three nudges, recall, predictions and behaviors, from one
- * embedding of its text (op "message"; hosts-hooks-cli §9.2).
+ * embedding of its text (op "message"; hosts-hooks-cli §9.2), and once
+ * per process the notice that thatch was upgraded under it (B10).
  *
  * The texts are text/'s and the scoring the tools' and engines', shared
  * with the MCP path: nothing here decides what a nudge says, only when it
@@ -21,6 +22,7 @@
 #include "core/session/chat.h"
 #include "core/store/store.h"
 #include "host/hook.h"
+#include "host/version_watch.h"
 #include "text/nudge.h"
 #include "text/text_opencode.h"
 #include "tools/tool.h"
@@ -30,6 +32,7 @@
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
+#include "util/xmalloc.h"
 
 int
 opencode_context_system(struct opencode *oc, const json_t *req,
@@ -193,6 +196,25 @@ nudge_engine(struct opencode *oc, const struct engine *eng, const char *env,
  * for task-dispatched children; otherwise one embedding of the user's
  * text feeds three independent nudges.
  */
+/*
+ * B10: on a user's message, once a check is due and finds thatch replaced
+ * on disk, the version watch's one-time notice as a synthetic part (the
+ * model reads it in this turn and later ones) and a toast (the user).
+ */
+static void
+version_notice(struct opencode *oc, json_t *actions)
+{
+	char	*notice = version_watch_notice(oc->version), *text;
+
+	if (notice == NULL)
+		return;
+	text = xasprintf("[thatch] %s", notice);
+	opencode_core_act_text(actions, "part", text);
+	opencode_core_act_toast(actions, text, "warning", 0);
+	free(text);
+	free(notice);
+}
+
 int
 opencode_context_message(struct opencode *oc, const json_t *req,
     json_t *res, json_t *actions, struct err *err)
@@ -212,6 +234,7 @@ opencode_context_message(struct opencode *oc, const json_t *req,
 	}
 	if (opencode_core_ids_has(&oc->tasks, sid))
 		return 0;
+	version_notice(oc, actions);
 	sbuf_init(&text);
 	user_text(parts, &text);
 	/* B5: a chat transcript echo is read by no model turn */

@@ -22,6 +22,7 @@ struct opencode_chat;
 struct opencode_watch;
 struct opencode_wrapups;
 struct sbuf;
+struct version_watch;
 
 /* A small set of session ids (a handful per process). */
 struct opencode_core_ids {
@@ -43,6 +44,7 @@ struct opencode {
 	struct opencode_alerts *alerts;		/* owned (B3) */
 	struct opencode_wrapups *wrapups;	/* owned (B8) */
 	struct opencode_watch *watch;		/* owned (B7) */
+	struct version_watch *version;		/* owned (B10); may be NULL */
 };
 
 /*
