@@ -4,8 +4,9 @@
  *
  *  1. A file's blob id is taken from thatch_anchor_files while its stat
  *     (size, mtime in ns, inode) is the one recorded there; otherwise the
- *     file is read and hashed and the row replaced (best effort: a lost
- *     write costs a read next time). git runs only for a gone file.
+ *     file is read and hashed, and the rows so learnt are replaced in one
+ *     transaction when the check closes (best effort: a lost write costs
+ *     a read next time). git runs only for a gone file.
  *  2. Each file is judged once per check (a memo by path): hygiene reads
  *     many anchors of few files.
  *  3. A memory scoped to a branch other than the one checked out is not
@@ -38,12 +39,21 @@ struct file_memo {
 	char	*renamed;	/* owned; NULL: not renamed */
 };
 
+/* A fingerprint learnt by this check, written when it closes. */
+struct file_row {
+	char		*file;		/* owned */
+	struct stat	 sb;
+	char		 blob[ANCHOR_OID_LEN];
+};
+
 struct anchor_check {
 	struct store		*st;
+	struct file_row		*learnt;	/* owned */
+	size_t			 nlearnt;
 	struct anchor_repo	 repo;
 	struct file_memo	*memo;		/* open addressing */
 	size_t			 cap, n;
-	sqlite3_stmt		*get, *put;	/* thatch_anchor_files */
+	sqlite3_stmt		*get;		/* thatch_anchor_files */
 };
 
 struct anchor_check *
@@ -59,24 +69,6 @@ anchor_check_open(struct store *st, const char *dir)
 	ck->cap = 64;
 	ck->memo = xcalloc(ck->cap, sizeof(*ck->memo));
 	return ck;
-}
-
-void
-anchor_check_close(struct anchor_check *ck)
-{
-	size_t	i;
-
-	if (ck == NULL)
-		return;
-	for (i = 0; i < ck->cap; i++) {
-		free(ck->memo[i].path);
-		free(ck->memo[i].renamed);
-	}
-	free(ck->memo);
-	sqlite3_finalize(ck->get);
-	sqlite3_finalize(ck->put);
-	anchor_repo_release(&ck->repo);
-	free(ck);
 }
 
 bool
@@ -152,20 +144,69 @@ static void
 cache_blob(struct anchor_check *ck, const char *file, const struct stat *sb,
     const char *blob)
 {
-	if (ck->put == NULL && sqlite3_prepare_v2(store_db(ck->st),
-	    "INSERT OR REPLACE INTO thatch_anchor_files VALUES "
-	    "(?, ?, ?, ?, ?)", -1, &ck->put, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_text(ck->put, 1, file, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ck->put, 2, (sqlite3_int64)sb->st_size);
-	sqlite3_bind_int64(ck->put, 3, (sqlite3_int64)sb->st_mtim.tv_sec *
-	    1000000000 + sb->st_mtim.tv_nsec);
-	sqlite3_bind_int64(ck->put, 4, (sqlite3_int64)sb->st_ino);
-	sqlite3_bind_text(ck->put, 5, blob, -1, SQLITE_STATIC);
+	struct file_row	*r;
+
+	ck->learnt = xreallocarray(ck->learnt, ck->nlearnt + 1,
+	    sizeof(*ck->learnt));
+	r = &ck->learnt[ck->nlearnt++];
+	r->file = xstrdup(file);
+	r->sb = *sb;
+	memcpy(r->blob, blob, ANCHOR_OID_LEN);
+}
+
+/* Invariant 1: the learnt rows in one transaction, then freed. */
+static void
+cache_flush(struct anchor_check *ck)
+{
+	const struct file_row	*r;
+	sqlite3_stmt		*put = NULL;
+	size_t			 i;
+
 	store_busy_timeout(ck->st, STORE_BEST_EFFORT_MS);
-	(void)sqlite3_step(ck->put);
+	if (ck->nlearnt > 0 && sqlite3_prepare_v2(store_db(ck->st),
+	    "INSERT OR REPLACE INTO thatch_anchor_files VALUES "
+	    "(?, ?, ?, ?, ?)", -1, &put, NULL) == SQLITE_OK &&
+	    store_exec(ck->st, "BEGIN IMMEDIATE", NULL) == 0) {
+		for (i = 0; i < ck->nlearnt; i++) {
+			r = &ck->learnt[i];
+			sqlite3_bind_text(put, 1, r->file, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(put, 2, (sqlite3_int64)
+			    r->sb.st_size);
+			sqlite3_bind_int64(put, 3, (sqlite3_int64)
+			    r->sb.st_mtim.tv_sec * 1000000000 +
+			    r->sb.st_mtim.tv_nsec);
+			sqlite3_bind_int64(put, 4, (sqlite3_int64)
+			    r->sb.st_ino);
+			sqlite3_bind_text(put, 5, r->blob, -1, SQLITE_STATIC);
+			(void)sqlite3_step(put);
+			sqlite3_reset(put);
+		}
+		if (store_exec(ck->st, "COMMIT", NULL) != 0)
+			(void)store_exec(ck->st, "ROLLBACK", NULL);
+	}
 	store_busy_timeout(ck->st, STORE_BUSY_MS);
-	sqlite3_reset(ck->put);
+	sqlite3_finalize(put);
+	for (i = 0; i < ck->nlearnt; i++)
+		free(ck->learnt[i].file);
+	free(ck->learnt);
+}
+
+void
+anchor_check_close(struct anchor_check *ck)
+{
+	size_t	i;
+
+	if (ck == NULL)
+		return;
+	for (i = 0; i < ck->cap; i++) {
+		free(ck->memo[i].path);
+		free(ck->memo[i].renamed);
+	}
+	free(ck->memo);
+	sqlite3_finalize(ck->get);
+	cache_flush(ck);
+	anchor_repo_release(&ck->repo);
+	free(ck);
 }
 
 /* What path is now, judged once (invariant 2). */
