@@ -183,13 +183,15 @@ anchor_record(struct store *st, const char *store, const char *slug,
 	const char		*root = dir;
 	int			 rc = -1;
 
-	if (store_exec(st, schema, err) != 0)
-		return -1;
 	if (specs == NULL) {
 		if (anchor_get(st, store, slug, &old, err) != 0)
 			return -1;
 		if (old.n == 0)
-			return 0;
+			return 0;	/* nothing to re-record, no table made */
+	}
+	if (store_exec(st, schema, err) != 0) {
+		anchors_release(&old);
+		return -1;
 	}
 	if (anchor_repo_find(dir, &repo) == 0) {
 		root = repo.root;
