@@ -1,6 +1,7 @@
 /*
  * hygiene.c — the store hygiene report: pending duplicates, stale
- * memories, memories of deleted branches (store-and-tools §6).
+ * memories, memories of deleted branches (store-and-tools §6), and
+ * memories whose anchored code drifted (core/anchor/).
  *
  * Reports only; never changes a memory. Used by `thatch hygiene` and by
  * the session-start reminder, which print the line verbatim. The report
@@ -8,7 +9,7 @@
  * written from them (hygiene_format), so that the reminder can keep the
  * facts in a cache (hygiene_cache.c) and still print the same line.
  *  1. Only the project store is examined, never global.
- *  2. Parts appear in the order duplicates, stale, orphaned, each only
+ *  2. Parts appear in the order duplicates, stale, orphaned, drifted, each only
  *     when its count is non-zero; counts are plain decimals.
  *  3. An unknown branch list skips the orphan signal (§6 signal 3).
  *  4. The orphaned branch names come from all entries, archived included,
@@ -24,6 +25,8 @@
 
 #include "core/dedup.h"
 #include "core/store/store.h"
+#include "util/err.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -153,6 +156,10 @@ hygiene_format(const struct hygiene_facts *f, const char *repo,
 		}
 		sbuf_addc(&line, ')');
 	}
+	if (f->drifted > 0)
+		part(&line, &first, (long long)f->drifted, "memory describes "
+		    "code that changed since it was written", "memories "
+		    "describe code that changed since they were written", "");
 	if (!first) {
 		sbuf_addc(&line, '.');
 		sbuf_add(out, line.buf, line.len);
@@ -253,6 +260,28 @@ hygiene_list_release(struct hygiene_list *l)
 	dedup_result_release(&l->dups);
 	memories_release(&l->stale);
 	memories_release(&l->orphaned);
+	anchor_drifts_release(&l->drifted);
+}
+
+void
+hygiene_drift(struct store *st, const char *repo, const char *dir,
+    struct hygiene_facts *f, struct anchor_drifts *list)
+{
+	struct anchor_check	*ck = anchor_check_open(st, dir);
+	struct anchor_drifts	 ds;
+	struct err		 err;
+
+	f->drifted = 0;
+	if (anchor_drifted(ck, repo, list != NULL, &ds, &err) != 0)
+		log_warn("hygiene: %s", err.msg);
+	else {
+		f->drifted = ds.n;
+		if (list != NULL)
+			*list = ds;
+		else
+			anchor_drifts_release(&ds);
+	}
+	anchor_check_close(ck);
 }
 
 void
@@ -287,4 +316,15 @@ hygiene_list_format(const struct hygiene_list *l, struct sbuf *out)
 	for (i = 0; i < l->orphaned.n; i++)
 		utf8_addf(out, "  \"%s\" (branch %s)\n", l->orphaned.v[i].label,
 		    l->orphaned.v[i].branch);
+	if (l->drifted.n > 0)
+		sbuf_addf(out, "Memories whose code changed since they were "
+		    "written (%zu):\n", l->drifted.n);
+	for (i = 0; i < l->drifted.n; i++) {
+		utf8_addf(out, "  \"%s\" (%s", l->drifted.v[i].label,
+		    l->drifted.v[i].files);
+		if (l->drifted.v[i].commits != NULL)
+			utf8_addf(out, "; commits since: %s",
+			    l->drifted.v[i].commits);
+		sbuf_adds(out, ")\n");
+	}
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/anchor/anchor.h"
 #include "core/dedup.h"
 #include "util/os/clock.h"
 
@@ -36,6 +37,9 @@ struct hygiene_facts {
 	char			*next_stale;	/* earliest touch >= cutoff */
 	struct hygiene_branch	*branches;	/* ORDER BY branch */
 	size_t			 nbranches;
+	/* memories whose anchored code drifted: judged against the
+	 * worktree, not the database, so never cached (hygiene_drift) */
+	size_t			 drifted;
 };
 
 /*
@@ -94,6 +98,7 @@ struct hygiene_list {
 	struct dedup_result	 dups;
 	struct hygiene_memories	 stale;
 	struct hygiene_memories	 orphaned;
+	struct anchor_drifts	 drifted;	/* hygiene_drift */
 };
 
 int	hygiene_list(struct store *, const char *repo, const char *const *live,
@@ -101,8 +106,17 @@ int	hygiene_list(struct store *, const char *repo, const char *const *live,
 void	hygiene_list_release(struct hygiene_list *);
 
 /*
+ * The fourth signal: the non-archived memories of repo whose anchored code
+ * changed or is gone in the worktree holding dir (anchor_drifted), counted
+ * into f->drifted; with list, named there with their files and the
+ * commits since. A failure to judge is logged and counts none.
+ */
+void	hygiene_drift(struct store *, const char *repo, const char *dir,
+	    struct hygiene_facts *f, struct anchor_drifts *list);
+
+/*
  * The list as text, one section per non-empty signal (labels with their
- * control characters escaped), appended to out; nothing when all three
+ * control characters escaped), appended to out; nothing when all four
  * are empty.
  */
 void	hygiene_list_format(const struct hygiene_list *, struct sbuf *out);

@@ -94,20 +94,23 @@ const struct text_action text_actions[] = {
 	{
 		.name = "hygiene",
 		.description = "Tend the thatch store: pending duplicates, "
-		    "stale memories, memories of deleted branches",
+		    "stale memories, memories of deleted branches, memories "
+		    "whose code changed",
 		.summary = "Call `{store_hygiene}` with `list: true` (or run "
 		    "`thatch hygiene --list`) to see which memories these "
 		    "are. Run `{find_duplicates}` and consolidate each "
 		    "cluster; look at stale memories with `{memory_show}` and "
 		    "update or forget them; fold the memories of deleted "
 		    "branches into one archived summary memory, then forget "
-		    "the originals.",
+		    "the originals; check memories whose code changed against "
+		    "it and save them again.",
 		.body =
 "1. Get the hygiene report with the memories behind it: call\n"
 "   `{store_hygiene}` with `list: true` (in a shell, `thatch hygiene --list`\n"
 "   prints the same). It names the pending duplicate pairs, the memories\n"
-"   neither updated nor recalled in 90 days and the memories scoped to\n"
-"   deleted branches, or says the store is healthy (then stop).\n"
+"   neither updated nor recalled in 90 days, the memories scoped to\n"
+"   deleted branches and the memories whose code changed, or says the store\n"
+"   is healthy (then stop).\n"
 "2. Duplicates: call `{find_duplicates}` and work through the pairs as the\n"
 "   defrag action does: classify each with the thatch-dedup-classifier\n"
 "   skill, record every verdict with `{dedup_mark_checked}` first, then\n"
@@ -123,7 +126,11 @@ const struct text_action text_actions[] = {
 "   from the list of step 1, save one summary memory\n"
 "   without a branch and with `archived: true` that keeps whatever is still\n"
 "   worth knowing, then `{memory_forget}` the originals.\n"
-"5. Report what you refreshed, rewrote, archived and forgot. Ask the user\n"
+"5. Drifted memories (their code changed since they were written): the list\n"
+"   names each with its files and the commits since. Read the files as they\n"
+"   are now and apply the verdicts of step 3; saving it again with\n"
+"   `overwrite: true` records its anchors against the current code.\n"
+"6. Report what you refreshed, rewrote, archived and forgot. Ask the user\n"
 "   before forgetting anything you are unsure about.\n",
 	},
 	{

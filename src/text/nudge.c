@@ -130,3 +130,10 @@ text_nudge_recall_for(struct sbuf *sb, size_t n, const char *const *labels,
 	sbuf_addf(sb, "). Use %smemory_recall to read %s before you respond.",
 	    prefix, n == 1 ? "it" : "them");
 }
+
+void
+text_nudge_drift(struct sbuf *sb, const char *label, const char *marks)
+{
+	sbuf_addf(sb, " \"%s\"%s: check that code before acting on it.",
+	    label, marks);
+}

@@ -43,4 +43,9 @@ void	text_nudge_recall(struct sbuf *, size_t n, const char *const *labels);
 void	text_nudge_recall_for(struct sbuf *, size_t n,
 	    const char *const *labels, const char *prefix);
 
+/* After the recall nudge, for a named memory whose anchored code drifted:
+ * " \"<label>\"<marks>: check that code before acting on it." (marks as
+ * anchor_marks writes them). */
+void	text_nudge_drift(struct sbuf *, const char *label, const char *marks);
+
 #endif

@@ -35,6 +35,7 @@ enum tool_arg_type {
 	ARG_NUMBER,
 	ARG_BOOLEAN,
 	ARG_OBJECT,		/* strict: .fields, no other keys */
+	ARG_STRINGS,		/* an array of strings */
 };
 
 enum tool_arg_flags {

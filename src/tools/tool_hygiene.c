@@ -38,6 +38,9 @@ list_with_line(struct tool_ctx *ctx, const char *repo,
 		    &nlive);
 	rc = hygiene_list(ctx->store, repo, (const char *const *)live, nlive,
 	    clock_now(&ctx->clock), l, err);
+	if (rc == 0 && ctx->paths != NULL)
+		hygiene_drift(ctx->store, repo, ctx->paths->project_dir,
+		    &l->facts, &l->drifted);
 	if (rc == 0)
 		hygiene_format(&l->facts, repo, (const char *const *)live,
 		    nlive, line);
@@ -73,7 +76,8 @@ static const struct tool_arg hygiene_args[] = {
 	  .description = "Also name the memories behind each signal: the "
 	    "duplicate pairs with their similarity, the stale memories with "
 	    "their last update and recall, the memories of deleted branches "
-	    "with their branch (default false)" },
+	    "with their branch, the memories whose code changed with the "
+	    "files and the commits since (default false)" },
 	{ .name = NULL }
 };
 
@@ -84,7 +88,8 @@ const struct tool tool_store_hygiene = {
 	.description = "Report what needs tending in this project's store: "
 	    "duplicate candidates pending review, memories neither updated "
 	    "nor recalled in 90+ days, memories scoped to branches that no "
-	    "longer exist. Read-only.",
+	    "longer exist, memories whose anchored code changed since they "
+	    "were written. Read-only.",
 	.args = hygiene_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = store_hygiene,

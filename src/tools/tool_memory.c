@@ -22,13 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/path.h"
 #include "util/sbuf.h"
+#include "util/xmalloc.h"
 
 #define SIMILAR_THRESHOLD	0.85	/* §5.4 */
 #define SIMILAR_LIMIT		3
@@ -37,6 +40,53 @@ static char *
 label_slug(const char *label)
 {
 	return slug_make(label, strlen(label));
+}
+
+/*
+ * After a memory was saved: record the anchors argument for it; without
+ * the argument, an overwrite records the memory's anchors again against
+ * the code as it is now (the agent rewrote it knowing the code).
+ */
+static int
+remember_anchors(struct tool_ctx *ctx, const json_t *args,
+    const char *store, const char *slug, const char *now, struct err *err)
+{
+	const json_t	 *arr = json_object_get(args, "anchors");
+	const char	**specs;
+	size_t		  i, n;
+	int		  rc;
+
+	if (arr == NULL)
+		return tool_arg_bool(args, "overwrite") == 1 ?
+		    anchor_record(ctx->store, store, slug, NULL, 0,
+		    ctx->paths->project_dir, now, err) : 0;
+	n = json_array_size(arr);
+	specs = xcalloc(n > 0 ? n : 1, sizeof(*specs));
+	for (i = 0; i < n; i++)
+		specs[i] = json_string_value(json_array_get(arr, i));
+	rc = anchor_record(ctx->store, store, slug, specs, n,
+	    ctx->paths->project_dir, now, err);
+	free(specs);
+	return rc;
+}
+
+/* Whether every anchor given is a path inside the repository (checked
+ * before anything is written). */
+static int
+check_anchors(const json_t *args, struct err *err)
+{
+	json_t	*v;
+	size_t	 i;
+	char	*path, *symbol;
+
+	json_array_foreach(json_object_get(args, "anchors"), i, v) {
+		if (anchor_parse(json_string_value(v), &path, &symbol,
+		    err) != 0)
+			return -1;
+		free(path);
+		free(symbol);
+	}
+	return 0;
 }
 
 /* The write-time near-duplicate warning of §4.3 step 8. */
@@ -74,6 +124,11 @@ memory_remember(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	float			*vec;
 	int			 dim, rc = -1;
 
+	if (check_anchors(args, err) != 0) {
+		sbuf_adds(out, err->msg);
+		ctx->refused = true;
+		return 0;
+	}
 	sbuf_addf(&text, "# %s\n\n%s", label, content);
 	if ((vec = tool_embed(ctx, text.buf, EMBED_PASSAGE, &dim, err)) == NULL)
 		goto out;
@@ -121,6 +176,9 @@ memory_remember(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		sbuf_addf(out, "[saved] %s :: %s", store, label);
 		if (sim.n > 0)
 			add_similar(out, &sim);
+		if (remember_anchors(ctx, args, store, slug, now, err) != 0)
+			sbuf_addf(out, "\n\n[thatch] anchors not recorded: %s",
+			    err->msg);
 		break;
 	}
 out:
@@ -132,7 +190,8 @@ out:
 }
 
 static void
-add_recall_hit(struct sbuf *out, const struct store_hit *h)
+add_recall_hit(struct sbuf *out, const struct store_hit *h,
+    struct anchor_check *ck)
 {
 	const struct store_entry	*e = &h->e;
 	char				 num[NUM_BUFSZ];
@@ -146,8 +205,10 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h)
 		sbuf_adds(out, " archived:true");
 	if (e->updated_at != NULL)
 		sbuf_addf(out, " updated:%s", e->updated_at);
-	sbuf_addf(out, "] [score:%s]%s\n%s", num_fixed(h->score, 3, num),
-	    h->lexical_only ? " [lexical]" : "", e->content ? e->content : "");
+	sbuf_addf(out, "] [score:%s]%s", num_fixed(h->score, 3, num),
+	    h->lexical_only ? " [lexical]" : "");
+	anchor_marks(ck, e, out);
+	sbuf_addf(out, "\n%s", e->content ? e->content : "");
 }
 
 int
@@ -239,6 +300,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct store_hits	 hits = { NULL, 0 };
 	struct store_query	 q;
 	struct sbuf		 notice;
+	struct anchor_check	*ck;
 	size_t			 i;
 	int			 rc = -1, found;
 
@@ -267,11 +329,14 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		goto out;
 	if (hits.n == 0)
 		sbuf_adds(out, "No matching memories found.");
+	ck = hits.n > 0 ? anchor_check_open(ctx->store,
+	    ctx->paths->project_dir) : NULL;
 	for (i = 0; i < hits.n; i++) {
 		if (i > 0)
 			sbuf_adds(out, "\n\n-----\n\n");
-		add_recall_hit(out, &hits.v[i]);
+		add_recall_hit(out, &hits.v[i], ck);
 	}
+	anchor_check_close(ck);
 	if (found == 1)
 		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
 	sbuf_init(&notice);
@@ -357,6 +422,8 @@ memory_show(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	sbuf_addf(out, " created:%s updated:%s\n\n%s",
 	    e.created_at ? e.created_at : "", e.updated_at ? e.updated_at : "",
 	    e.content ? e.content : "");
+	anchor_show(ctx->store, ctx->paths->project_dir, store, e.slug,
+	    out);
 	store_entry_release(&e);
 	return 0;
 }
@@ -464,6 +531,12 @@ static const struct tool_arg remember_args[] = {
 	{ .name = "archived", .type = ARG_BOOLEAN,
 	  .description = "true archives the memory (hidden from recall), "
 	    "false unarchives it; required to overwrite an archived memory" },
+	{ .name = "anchors", .type = ARG_STRINGS,
+	  .description = "The files this memory describes, relative to the "
+	    "repository: \"src/store.c\", \"src/store.c#store_open\" (a "
+	    "symbol) or \"src/store.c:L10-L20\"; recall then marks the memory "
+	    "when that code changes. An overwrite without it re-records the "
+	    "memory's anchors against the code as it is now" },
 	{ .name = NULL }
 };
 

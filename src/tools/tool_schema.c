@@ -43,7 +43,20 @@ static const char *const type_names[] = {
 	[ARG_NUMBER] = "number",
 	[ARG_BOOLEAN] = "boolean",
 	[ARG_OBJECT] = "object",
+	[ARG_STRINGS] = "array",
 };
+
+static bool
+all_strings(const json_t *v)
+{
+	size_t	i;
+	json_t	*x;
+
+	json_array_foreach(v, i, x)
+		if (!json_is_string(x))
+			return false;
+	return true;
+}
 
 static bool
 type_ok(const struct tool_arg *a, const json_t *v)
@@ -60,6 +73,8 @@ type_ok(const struct tool_arg *a, const json_t *v)
 		    floor(json_real_value(v)) == json_real_value(v));
 	case ARG_OBJECT:
 		return json_is_object(v);
+	case ARG_STRINGS:
+		return json_is_array(v) && all_strings(v);
 	}
 	return false;
 }
@@ -74,6 +89,8 @@ check_arg(const struct tool_arg *a, const json_t *v, struct sbuf *why)
 	if (!type_ok(a, v)) {
 		if (a->type == ARG_INTEGER && json_is_real(v))
 			sbuf_adds(why, "Expected integer, received float");
+		else if (a->type == ARG_STRINGS && json_is_array(v))
+			sbuf_adds(why, "Expected an array of strings");
 		else
 			sbuf_addf(why, "Expected %s, received %s",
 			    type_names[a->type], json_kind(v));
@@ -213,6 +230,9 @@ arg_schema(const struct tool_arg *a)
 		p = json_object();
 		json_object_set_new(p, "type",
 		    json_string(type_names[a->type]));
+		if (a->type == ARG_STRINGS)
+			json_object_set_new(p, "items",
+			    json_pack("{s:s}", "type", "string"));
 		if (a->choices != NULL) {
 			e = json_array();
 			for (c = a->choices; *c != NULL; c++)

@@ -126,4 +126,16 @@ expect_not_contains "and it is gone from the index" "$(thatch search --mode lexi
 expect_contains "thatch's own memory is still found" "$(thatch search --mode lexical THATCH_SIDE_7731 proj)" "[proj] thatch wrote this"
 expect_eq "the database is intact" ok "$(q "PRAGMA integrity_check")"
 expect_eq "and so is the index" "" "$(q "INSERT INTO entries_fts(entries_fts) VALUES ('integrity-check')" 2>&1)"
+
+# --- issue 29: anchors in thatch's own tables, beside the original ---
+printf 'retry 3 times\n' >retry.txt
+expect_ok "thatch saves an anchored memory" thatch remember "anchored" "retry backs off" --store proj --anchor retry.txt
+expect_eq "its anchor is recorded" 1 "$(q "SELECT COUNT(*) FROM thatch_anchors WHERE slug = 'anchored'")"
+expect_eq "the original opens the database with anchors" ok "$(original start)"
+expect_eq "and reads the rows its recall scans" "2
+ok" "$(original read proj)"
+expect_eq "the original writes beside them" ok "$(original remember "bun again" "ERR_BUN_9 again" proj)"
+expect_eq "the original forgets the anchored memory" ok "$(original forget "anchored" proj)"
+expect_eq "and its anchors go with it (the trigger)" 0 "$(q "SELECT COUNT(*) FROM thatch_anchors WHERE slug = 'anchored'")"
+expect_eq "the database is still intact" ok "$(q "PRAGMA integrity_check")"
 finish

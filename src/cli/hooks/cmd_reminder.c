@@ -137,6 +137,9 @@ hygiene_line(struct cli_ctx *ctx, const char *repo, struct sbuf *out)
 			repo_branches(ctx->paths.project_dir, ctx->store ?
 			    &cache.cache : NULL, &live, &nlive);
 		}
+		if (cli_open_store(ctx) == 0)
+			hygiene_drift(ctx->store, repo, ctx->paths.project_dir,
+			    &f, NULL);
 		hygiene_format(&f, repo, (const char *const *)live, nlive,
 		    out);
 		repo_branches_free(live, nlive);

@@ -31,7 +31,7 @@ is_live(const char *branch, char **live, size_t nlive)
 
 /*
  * --json: {"store", "report" (the line, null when healthy),
- * "duplicate_pairs", "stale", "stale_before", "deleted_branches":
+ * "duplicate_pairs", "stale", "stale_before", "drifted", "deleted_branches":
  * [{"branch", "memories"}] (null when the worktree's branches are unknown)}.
  */
 static json_t *
@@ -63,9 +63,25 @@ memories_json(const struct hygiene_memories *ms, bool branch)
 	return arr;
 }
 
+static json_t *
+drifts_json(const struct anchor_drifts *ds)
+{
+	json_t	*arr = json_array();
+	size_t	 i;
+
+	for (i = 0; i < ds->n; i++)
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o, s:o}",
+		    "label", cli_json_str(ds->v[i].label),
+		    "branch", str_or_null(ds->v[i].branch),
+		    "files", cli_json_str(ds->v[i].files),
+		    "commits", str_or_null(ds->v[i].commits)));
+	return arr;
+}
+
 /* --list --json: "duplicates": [{"label_a", "label_b", "similarity"}],
  * "stale_memories": [{"label", "updated_at", "last_recalled_at"}],
- * "orphaned_memories": [{"label", "branch"}]. */
+ * "orphaned_memories": [{"label", "branch"}], "drifted_memories":
+ * [{"label", "branch", "files", "commits"}]. */
 static void
 add_list_json(json_t *doc, const struct hygiene_list *l)
 {
@@ -85,6 +101,7 @@ add_list_json(json_t *doc, const struct hygiene_list *l)
 	    memories_json(&l->stale, false));
 	json_object_set_new(doc, "orphaned_memories",
 	    memories_json(&l->orphaned, true));
+	json_object_set_new(doc, "drifted_memories", drifts_json(&l->drifted));
 }
 
 static void
@@ -102,6 +119,8 @@ print_json(const char *repo, const struct hygiene_facts *f, char **live,
 	    json_integer((json_int_t)f->dups));
 	json_object_set_new(doc, "stale", json_integer(f->stale));
 	json_object_set_new(doc, "stale_before", json_string(f->cutoff));
+	json_object_set_new(doc, "drifted", json_integer((json_int_t)
+	    f->drifted));
 	for (i = 0; nlive > 0 && i < f->nbranches; i++) {
 		if (is_live(f->branches[i].name, live, nlive) ||
 		    f->branches[i].nlive == 0)
@@ -143,6 +162,8 @@ cmd_hygiene_exec(struct cli_ctx *ctx, int argc, char **argv)
 	    hygiene_scan(ctx->store, repo, clock_now(&ctx->clock), true,
 	    &l.facts, &ctx->err);
 	if (rc == 0) {
+		hygiene_drift(ctx->store, repo, ctx->paths.project_dir,
+		    &l.facts, list ? &l.drifted : NULL);
 		hygiene_format(&l.facts, repo, (const char *const *)live,
 		    nlive, &out);
 		if (cli_flag(ctx, "--json"))
@@ -166,7 +187,8 @@ cmd_hygiene_exec(struct cli_ctx *ctx, int argc, char **argv)
 static const struct cmd_opt hygiene_opts[] = {
 	{ "--list", NULL, "name the memories behind each signal: duplicate "
 	    "pairs with their similarity, stale memories with their last "
-	    "update and recall, memories of deleted branches with the branch" },
+	    "update and recall, memories of deleted branches with the branch, "
+	    "memories whose code changed with the files and commits since" },
 	{ "--json", NULL, "print one JSON object: the report and the counts "
 	    "behind it (with --list, the memories too)" },
 	{ NULL, NULL, NULL },
@@ -179,7 +201,7 @@ const struct cmd_entry cmd_hygiene_entry = {
 	.reads = READS_PROJECT,
 	.opts = hygiene_opts,
 	.example = "thatch hygiene --list",
-	.summary = "report duplicate, stale and orphaned memories",
+	.summary = "report duplicate, stale, orphaned and drifted memories",
 	.flags = CMD_STORE,
 	.exec = cmd_hygiene_exec,
 };

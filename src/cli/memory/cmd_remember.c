@@ -41,6 +41,25 @@ set_confidence(struct cli_ctx *ctx, json_t *args)
 	return 0;
 }
 
+/* --anchor a.c,b.c#sym as the tool's anchors array. */
+static void
+set_anchors(struct cli_ctx *ctx, json_t *args)
+{
+	const char	*v = cli_opt(ctx, "--anchor"), *comma;
+	json_t		*arr;
+
+	if (v == NULL)
+		return;
+	arr = json_array();
+	for (; *v != '\0'; v = *comma ? comma + 1 : comma) {
+		comma = v + strcspn(v, ",");
+		if (comma > v)
+			json_array_append_new(arr, json_stringn(v,
+			    (size_t)(comma - v)));
+	}
+	json_object_set_new(args, "anchors", arr);
+}
+
 /* The memory_remember arguments of the options and label. */
 static int
 build_args(struct cli_ctx *ctx, const char *label, json_t *args)
@@ -59,6 +78,7 @@ build_args(struct cli_ctx *ctx, const char *label, json_t *args)
 	if (cli_flag(ctx, "--archived") || cli_flag(ctx, "--unarchive"))
 		json_object_set_new(args, "archived",
 		    json_boolean(cli_flag(ctx, "--archived")));
+	set_anchors(ctx, args);
 	return set_confidence(ctx, args);
 }
 
@@ -107,6 +127,9 @@ static const struct cmd_opt remember_opts[] = {
 	    "to overwrite an archived memory and keep it archived" },
 	{ "--unarchive", NULL, "with --overwrite: unarchive an archived "
 	    "memory" },
+	{ "--anchor", "<path,...>", "the files it describes, relative to "
+	    "the repository (path, path#symbol, path:L10-L20); recall marks "
+	    "it when they change" },
 	{ NULL, NULL, NULL },
 };
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/anchor/anchor.h"
 #include "core/store/store.h"
 #include "tools/tool.h"
 #include "tools/tool_memory.h"
@@ -80,7 +81,8 @@ check_store(struct cli_ctx *ctx, const char *store)
 }
 
 static void
-print_hit(const struct store_hit *h, struct sbuf *line)
+print_hit(const struct store_hit *h, struct anchor_check *ck,
+    struct sbuf *line)
 {
 	char	num[NUM_BUFSZ];
 
@@ -91,7 +93,9 @@ print_hit(const struct store_hit *h, struct sbuf *line)
 		utf8_addf(line, " branch:%s", h->e.branch);
 	if (h->e.confidence != 0)
 		utf8_addf(line, " c:%d", h->e.confidence);
-	utf8_addf(line, "] %s\n", h->e.label);
+	utf8_addf(line, "] %s", h->e.label);
+	anchor_marks(ck, &h->e, line);
+	sbuf_addc(line, '\n');
 	fputs(line->buf, stdout);
 }
 
@@ -122,6 +126,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	struct store_hits	 hits = { NULL, 0 };
 	struct sbuf		 line = SBUF_INIT;
 	struct store_query	 q;
+	struct anchor_check	*ck = NULL;
 	const char		*stores[2];
 	enum store_mode		 mode = STORE_HYBRID;
 	size_t			 i;
@@ -170,9 +175,12 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (rc >= 0 && cli_flag(ctx, "--json"))
 		print_json(&q, &hits);
-	else
-		for (i = 0; rc >= 0 && i < hits.n; i++)
-			print_hit(&hits.v[i], &line);
+	else if (rc >= 0 && hits.n > 0) {
+		ck = anchor_check_open(ctx->store, ctx->paths.project_dir);
+		for (i = 0; i < hits.n; i++)
+			print_hit(&hits.v[i], ck, &line);
+		anchor_check_close(ck);
+	}
 	sbuf_release(&line);
 	store_hits_release(&hits);
 	tool_ctx_release(&tools);

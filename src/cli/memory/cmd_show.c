@@ -19,10 +19,23 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/anchor/anchor.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
+
+/* The memory's JSON, with "anchors" when it has any. */
+static json_t *
+with_anchors(struct cli_ctx *ctx, const struct store_entry *e)
+{
+	json_t	*doc = cli_entry_json(e, true), *a;
+
+	if ((a = anchor_json(ctx->store, ctx->paths.project_dir,
+	    e->store, e->slug)) != NULL)
+		json_object_set_new(doc, "anchors", a);
+	return doc;
+}
 
 static int
 cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
@@ -45,7 +58,7 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
 	if (cli_flag(ctx, "--json")) {
-		cli_print_json(found ? cli_entry_json(&e, true) : json_null());
+		cli_print_json(found ? with_anchors(ctx, &e) : json_null());
 		if (found)
 			store_entry_release(&e);
 	} else if (!found)
@@ -61,6 +74,8 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 		utf8_addf(&out, "created: %s  updated: %s\n\n", e.created_at,
 		    e.updated_at);
 		utf8_escape(&out, cli_memory_body(e.content), UTF8_ESC_TEXT);
+		anchor_show(ctx->store, ctx->paths.project_dir, e.store,
+		    e.slug, &out);
 		sbuf_addc(&out, '\n');
 		store_entry_release(&e);
 	}

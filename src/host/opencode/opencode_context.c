@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/engine/behavior.h"
 #include "core/engine/engine.h"
 #include "core/engine/predict.h"
@@ -30,6 +31,7 @@
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
 #include "util/xmalloc.h"
@@ -116,6 +118,27 @@ has_part(const json_t *parts, const char *type)
 	return false;
 }
 
+/* text_nudge_drift for the named hits (the first two) whose code
+ * drifted. */
+static void
+drift_marks(struct opencode *oc, const struct store_hits *hits,
+    struct sbuf *sb)
+{
+	struct anchor_check	*ck;
+	struct sbuf		 marks = SBUF_INIT;
+	size_t			 i;
+
+	ck = anchor_check_open(oc->tools->store, oc->tools->paths->project_dir);
+	for (i = 0; ck != NULL && i < hits->n && i < 2; i++) {
+		sbuf_reset(&marks);
+		anchor_marks(ck, &hits->v[i].e, &marks);
+		if (marks.len > 0)
+			text_nudge_drift(sb, hits->v[i].e.label, marks.buf);
+	}
+	anchor_check_close(ck);
+	sbuf_release(&marks);
+}
+
 /*
  * The recall nudge (§9.2 step 1): [repo, global], 5, 0.55, no stamps;
  * the prompt's text fused with its vector as for every host, so that a
@@ -153,6 +176,7 @@ nudge_recall(struct opencode *oc, const char *text, const float *vec,
 	if (n > 0) {
 		sbuf_init(&sb);
 		text_nudge_recall_for(&sb, n, labels, TEXT_OPENCODE_PREFIX);
+		drift_marks(oc, &hits, &sb);
 		opencode_core_act_text(actions, "part", sb.buf);
 		sbuf_reset(&sb);
 		text_opencode_toast(&sb, TEXT_TOAST_RECALL, n);

@@ -65,6 +65,7 @@ hygiene_line(struct opencode *oc, struct sbuf *out, struct err *err)
 	if (rc == 0) {
 		if (f.nbranches > 0)
 			repo_branches(p->project_dir, NULL, &live, &nlive);
+		hygiene_drift(oc->tools->store, repo, p->project_dir, &f, NULL);
 		hygiene_format(&f, repo, (const char *const *)live, nlive,
 		    out);
 		repo_branches_free(live, nlive);

@@ -38,6 +38,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "core/anchor/anchor.h"
 #include "core/engine/behavior.h"
 #include "core/engine/engine.h"
 #include "core/engine/predict.h"
@@ -112,6 +113,8 @@ answer_match(struct tool_ctx *ctx, const struct engine *eng,
     struct err *err)
 {
 	struct store_hits	 hits = { NULL, 0 };
+	struct anchor_check	*ck;
+	struct sbuf		 drift = SBUF_INIT;
 	json_t			*m;
 	size_t			 i;
 
@@ -120,6 +123,8 @@ answer_match(struct tool_ctx *ctx, const struct engine *eng,
 		store_hits_release(&hits);
 		return -1;
 	}
+	ck = hits.n > 0 && ctx->paths != NULL ? anchor_check_open(ctx->store,
+	    ctx->paths->project_dir) : NULL;
 	for (i = 0; i < hits.n; i++) {
 		m = json_object();
 		json_object_set_new(m, "label",
@@ -128,8 +133,14 @@ answer_match(struct tool_ctx *ctx, const struct engine *eng,
 		    json_real(num_round3(hits.v[i].score)));
 		json_object_set_new(m, "store",
 		    json_string(hits.v[i].e.store));
+		sbuf_reset(&drift);
+		anchor_marks(ck, &hits.v[i].e, &drift);
+		if (drift.len > 0)
+			json_object_set_new(m, "drift", json_string(drift.buf));
 		json_array_append_new(out, m);
 	}
+	anchor_check_close(ck);
+	sbuf_release(&drift);
 	store_hits_release(&hits);
 	return 0;
 }
