@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gate.h"
 #include "core/sync/memdoc.h"
 #include "core/slug.h"
 #include "core/store/store.h"
@@ -151,7 +152,8 @@ held_reason(struct merge *m, const struct store_entry *e, bool *is_secret)
 
 	if (!sync_slug_ok(e->slug))
 		return "its slug cannot be a file name";
-	if (bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
+	if (m->npriv > 0 &&	/* a NULL base is undefined even for 0 */
+	    bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
 		return "it is marked private";
 	if (!m->o->force &&
 	    (secret = sync_secrets_find(m->secrets, e->content)) != NULL) {
@@ -266,6 +268,7 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	struct wanted	*w = arg;
 	struct item	*it = &w->m->v[w->idx[i]];
 	struct err	 perr;
+	const char	*why;
 
 	if (it->s.remote.kind == SYNC_TOMB) {
 		if ((it->rtime = sync_tomb_parse(buf, n)) == NULL)
@@ -276,6 +279,11 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	if (memdoc_parse(buf, n, &it->remote, &perr) != 0 ||
 	    it->remote.created_at == NULL || it->remote.updated_at == NULL) {
 		it->held = "the remote's copy does not parse";
+		return 0;
+	}
+	/* issue 31: what a teammate sends meets a local write's checks */
+	if ((why = gate_entry(&it->remote, w->m->o->now)) != NULL) {
+		it->held = why;
 		return 0;
 	}
 	free(it->remote.slug);
@@ -358,6 +366,10 @@ decide(struct merge *m)
 			sbuf_addf(it->secret ? &m->rep->secrets :
 			    &m->rep->notes, "held back \"%s\": %s\n",
 			    it->local.label, it->held);
+		} else if (it->held != NULL && it->local.slug == NULL) {
+			m->rep->held++;	/* issue 31: refused at the gate */
+			sbuf_addf(&m->rep->notes, "not taken %s%s%s: %s\n",
+			    SYNC_MEM_DIR, it->slug, SYNC_MEM_EXT, it->held);
 		}
 		if (it->act == SYNC_KEEP)
 			continue;
