@@ -552,10 +552,14 @@ load(struct store *st, struct merge *m, const char *remote_head,
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
 	/* a base this clone lacks (another checkout, gc) is no base; a
-	 * base that is the remote's head (nobody pushed since) is read once */
+	 * base that is the remote's head (nobody pushed since) is read once;
+	 * issue 31: a deleted ref, or a remote whose history does not hold
+	 * the base (a new remote, a rewritten ref), has no base either, so
+	 * its missing memories delete nothing here */
 	if (*base != '\0' && strcmp(base, remote_head) == 0)
 		m->reading = READ_BOTH;
-	else if (*base != '\0' && sync_git_has_commit(&m->git, base)) {
+	else if (*base != '\0' && *remote_head != '\0' &&
+	    sync_git_is_ancestor(&m->git, base, remote_head)) {
 		m->reading = READ_BASE;
 		if (sync_git_tree(&m->git, base, tree_add, m, err) != 0)
 			return -1;
