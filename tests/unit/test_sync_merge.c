@@ -247,7 +247,28 @@ test_secrets(void)
 		{ "sk_live_abcdefghijklmnopqrstuvwx", "a Stripe key" },
 		{ "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
 		  "an OpenAI or Anthropic key" },
+		/* issue 31: the probe's missed shapes */
+		{ "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		  "an AWS secret key" },
+		{ "auth: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+		  "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		  "a JSON Web Token" },
+		{ "DB_PASSWORD=hunter2hunter2", "a password in an env line" },
+		{ "export GITHUB_TOKEN='abcdef123456'", "a password in an env line" },
+		{ "postgres://app:s3cretpw@db.internal:5432/app",
+		  "a URL with a password" },
+		{ "https://deploy:tok3nvalue@git.example.com/x.git",
+		  "a URL with a password" },
+		{ "npm_abcdefghijklmnopqrstuvwxyz0123456789", "an npm token" },
+		{ "DefaultEndpointsProtocol=https;AccountName=a;AccountKey="
+		  "abcdefghijklmnopqrstuvwxyz0123==", "an Azure connection string" },
+		{ "Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=r;"
+		  "SharedAccessKey=abcdefghijklmnopqrstuvwxyz0123=",
+		  "an Azure connection string" },
 		{ "make needs -j2; see AKIA docs", NULL },
+		{ "set PASSWORD= in .env before the first run", NULL },
+		{ "clone https://github.com/acme/api and run make", NULL },
+		{ "email me at dev@example.com", NULL },
 		{ "the PRIVATE KEY lives in vault, path secret/x", NULL },
 		{ "ghp_ is the prefix of GitHub tokens", NULL },
 		{ "use sk-learn for the model", NULL },

@@ -155,8 +155,12 @@ held_reason(struct merge *m, const struct store_entry *e, bool *is_secret)
 	if (m->npriv > 0 &&	/* a NULL base is undefined even for 0 */
 	    bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
 		return "it is marked private";
+	/* issue 31: the label and branch travel too */
 	if (!m->o->force &&
-	    (secret = sync_secrets_find(m->secrets, e->content)) != NULL) {
+	    ((secret = sync_secrets_find(m->secrets, e->content)) != NULL ||
+	    (secret = sync_secrets_find(m->secrets, e->label)) != NULL ||
+	    (e->branch != NULL &&
+	    (secret = sync_secrets_find(m->secrets, e->branch)) != NULL))) {
 		*is_secret = true;
 		return secret;
 	}
