@@ -25,6 +25,7 @@
 
 #include "core/dedup.h"
 #include "core/store/store.h"
+#include "text/fence.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/num.h"
@@ -136,7 +137,9 @@ hygiene_format(const struct hygiene_facts *f, const char *repo,
 	for (i = 0; nlive > 0 && i < f->nbranches; i++)
 		if (!is_live(f->branches[i].name, live, nlive))
 			orphaned += f->branches[i].nlive;
-	sbuf_addf(&line, "Store \"%s\": ", repo);
+	sbuf_adds(&line, "Store ");
+	text_fence_quoted(&line, repo);
+	sbuf_adds(&line, ": ");
 	if (f->dups_known && f->dups > 0)
 		part(&line, &first, (long long)f->dups,
 		    "duplicate-candidate pair", "duplicate-candidate pairs",
@@ -150,8 +153,8 @@ hygiene_format(const struct hygiene_facts *f, const char *repo,
 		for (i = 0; i < f->nbranches; i++) {
 			if (is_live(f->branches[i].name, live, nlive))
 				continue;
-			sbuf_addf(&line, "%s%s", named ? ", " : "",
-			    f->branches[i].name);
+			sbuf_adds(&line, named ? ", " : "");
+			text_fence_field(&line, f->branches[i].name);
 			named = true;
 		}
 		sbuf_addc(&line, ')');
@@ -313,9 +316,11 @@ hygiene_list_format(const struct hygiene_list *l, struct sbuf *out)
 	if (l->orphaned.n > 0)
 		sbuf_addf(out, "Memories scoped to deleted branches (%zu):\n",
 		    l->orphaned.n);
-	for (i = 0; i < l->orphaned.n; i++)
-		utf8_addf(out, "  \"%s\" (branch %s)\n", l->orphaned.v[i].label,
-		    l->orphaned.v[i].branch);
+	for (i = 0; i < l->orphaned.n; i++) {
+		utf8_addf(out, "  \"%s\" (branch ", l->orphaned.v[i].label);
+		text_fence_field(out, l->orphaned.v[i].branch);
+		sbuf_adds(out, ")\n");
+	}
 	if (l->drifted.n > 0)
 		sbuf_addf(out, "Memories whose code changed since they were "
 		    "written (%zu):\n", l->drifted.n);

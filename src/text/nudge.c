@@ -15,6 +15,7 @@
 #include "text/nudge.h"
 
 #include "text/actions.h"
+#include "text/fence.h"
 #include "util/sbuf.h"
 
 void
@@ -27,15 +28,17 @@ void
 text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
     const char *p)
 {
-	sbuf_addf(sb, "[thatch] Before you respond, recall what thatch already "
+	sbuf_adds(sb, "[thatch] Before you respond, recall what thatch already "
 	    "knows:\n"
 	    "(1) the user's preferences and personality (store \"global\");\n"
-	    "(2) the architecture and conventions of this project (store "
-	    "\"%s\");\n"
+	    "(2) the architecture and conventions of this project (store ");
+	text_fence_quoted(sb, repo);
+	sbuf_addf(sb, ");\n"
 	    "(3) context scoped to the current branch, if it is not the main "
 	    "branch.\n"
 	    "A good order: %sstore_list, then %smemory_list, then "
-	    "%smemory_recall for what the task touches.", repo, p, p, p);
+	    "%smemory_recall for what the task touches.\n%s", p, p, p,
+	    TEXT_NUDGE_DATA_NOTE);
 	if (report == NULL)
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"
@@ -123,8 +126,10 @@ text_nudge_recall_for(struct sbuf *sb, size_t n, const char *const *labels,
 
 	sbuf_addf(sb, "[thatch] %zu stored memor%s relate%s to this prompt (",
 	    n, n == 1 ? "y" : "ies", n == 1 ? "s" : "");
-	for (i = 0; i < n && i < 2; i++)
-		sbuf_addf(sb, "%s\"%s\"", i > 0 ? ", " : "", labels[i]);
+	for (i = 0; i < n && i < 2; i++) {
+		sbuf_adds(sb, i > 0 ? ", " : "");
+		text_fence_quoted(sb, labels[i]);	/* issue 31 */
+	}
 	if (n > 2)
 		sbuf_adds(sb, ", etc.");
 	sbuf_addf(sb, "). Use %smemory_recall to read %s before you respond.",

@@ -25,6 +25,7 @@
 #include "core/anchor/anchor.h"
 #include "core/slug.h"
 #include "core/store/store.h"
+#include "text/fence.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -196,19 +197,26 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h,
 	const struct store_entry	*e = &h->e;
 	char				 num[NUM_BUFSZ];
 
-	sbuf_addf(out, "[store:%s", e->store);
-	if (e->branch != NULL && *e->branch != '\0')
-		sbuf_addf(out, " branch:%s", e->branch);
+	/* issue 31: stored fields are fenced, never spliced into the frame */
+	sbuf_adds(out, "[store:");
+	text_fence_field(out, e->store);
+	if (e->branch != NULL && *e->branch != '\0') {
+		sbuf_adds(out, " branch:");
+		text_fence_field(out, e->branch);
+	}
 	if (e->confidence != 0)
 		sbuf_addf(out, " confidence:%d", e->confidence);
 	if (e->archived)
 		sbuf_adds(out, " archived:true");
-	if (e->updated_at != NULL)
-		sbuf_addf(out, " updated:%s", e->updated_at);
+	if (e->updated_at != NULL) {
+		sbuf_adds(out, " updated:");
+		text_fence_field(out, e->updated_at);
+	}
 	sbuf_addf(out, "] [score:%s]%s", num_fixed(h->score, 3, num),
 	    h->lexical_only ? " [lexical]" : "");
 	anchor_marks(ck, e, out);
-	sbuf_addf(out, "\n%s", e->content ? e->content : "");
+	sbuf_adds(out, "\n");
+	text_fence_body(out, e->content);
 }
 
 int
@@ -360,14 +368,22 @@ add_list_line(const struct store_entry *e, void *arg)
 {
 	struct list_walk	*w = arg;
 
-	sbuf_addf(w->out, "%s[%s] %s", w->n++ ? "\n" : "", e->store, e->label);
-	if (e->branch != NULL && *e->branch != '\0')
-		sbuf_addf(w->out, " (branch:%s)", e->branch);
+	sbuf_adds(w->out, w->n++ ? "\n[" : "[");
+	text_fence_field(w->out, e->store);
+	sbuf_adds(w->out, "] ");
+	text_fence_field(w->out, e->label);
+	if (e->branch != NULL && *e->branch != '\0') {
+		sbuf_adds(w->out, " (branch:");
+		text_fence_field(w->out, e->branch);
+		sbuf_addc(w->out, ')');
+	}
 	if (e->confidence != 0)
 		sbuf_addf(w->out, " (c:%d)", e->confidence);
 	if (e->archived)
 		sbuf_adds(w->out, " (archived)");
-	sbuf_addf(w->out, " (%s)", e->updated_at ? e->updated_at : "");
+	sbuf_adds(w->out, " (");
+	text_fence_field(w->out, e->updated_at);
+	sbuf_addc(w->out, ')');
 	return 0;
 }
 
@@ -412,16 +428,23 @@ memory_show(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		add_not_found(out, label, store);
 		return 0;
 	}
-	sbuf_addf(out, "[%s]", e.store);
-	if (e.branch != NULL && *e.branch != '\0')
-		sbuf_addf(out, " branch:%s", e.branch);
+	sbuf_addc(out, '[');
+	text_fence_field(out, e.store);
+	sbuf_addc(out, ']');
+	if (e.branch != NULL && *e.branch != '\0') {
+		sbuf_adds(out, " branch:");
+		text_fence_field(out, e.branch);
+	}
 	if (e.confidence != 0)
 		sbuf_addf(out, " confidence:%d", e.confidence);
 	if (e.archived)
 		sbuf_adds(out, " archived:true");
-	sbuf_addf(out, " created:%s updated:%s\n\n%s",
-	    e.created_at ? e.created_at : "", e.updated_at ? e.updated_at : "",
-	    e.content ? e.content : "");
+	sbuf_adds(out, " created:");
+	text_fence_field(out, e.created_at);
+	sbuf_adds(out, " updated:");
+	text_fence_field(out, e.updated_at);
+	sbuf_adds(out, "\n\n");
+	text_fence_body(out, e.content);
 	anchor_show(ctx->store, ctx->paths->project_dir, store, e.slug,
 	    out);
 	store_entry_release(&e);

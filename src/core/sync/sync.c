@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gate.h"
 #include "core/sync/memdoc.h"
 #include "core/slug.h"
 #include "core/store/store.h"
@@ -151,10 +152,15 @@ held_reason(struct merge *m, const struct store_entry *e, bool *is_secret)
 
 	if (!sync_slug_ok(e->slug))
 		return "its slug cannot be a file name";
-	if (bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
+	if (m->npriv > 0 &&	/* a NULL base is undefined even for 0 */
+	    bsearch(&key, m->priv, m->npriv, sizeof(*m->priv), cmp_slug))
 		return "it is marked private";
+	/* issue 31: the label and branch travel too */
 	if (!m->o->force &&
-	    (secret = sync_secrets_find(m->secrets, e->content)) != NULL) {
+	    ((secret = sync_secrets_find(m->secrets, e->content)) != NULL ||
+	    (secret = sync_secrets_find(m->secrets, e->label)) != NULL ||
+	    (e->branch != NULL &&
+	    (secret = sync_secrets_find(m->secrets, e->branch)) != NULL))) {
 		*is_secret = true;
 		return secret;
 	}
@@ -266,6 +272,7 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	struct wanted	*w = arg;
 	struct item	*it = &w->m->v[w->idx[i]];
 	struct err	 perr;
+	const char	*why;
 
 	if (it->s.remote.kind == SYNC_TOMB) {
 		if ((it->rtime = sync_tomb_parse(buf, n)) == NULL)
@@ -276,6 +283,11 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	if (memdoc_parse(buf, n, &it->remote, &perr) != 0 ||
 	    it->remote.created_at == NULL || it->remote.updated_at == NULL) {
 		it->held = "the remote's copy does not parse";
+		return 0;
+	}
+	/* issue 31: what a teammate sends meets a local write's checks */
+	if ((why = gate_entry(&it->remote, w->m->o->now)) != NULL) {
+		it->held = why;
 		return 0;
 	}
 	free(it->remote.slug);
@@ -358,6 +370,10 @@ decide(struct merge *m)
 			sbuf_addf(it->secret ? &m->rep->secrets :
 			    &m->rep->notes, "held back \"%s\": %s\n",
 			    it->local.label, it->held);
+		} else if (it->held != NULL && it->local.slug == NULL) {
+			m->rep->held++;	/* issue 31: refused at the gate */
+			sbuf_addf(&m->rep->notes, "not taken %s%s%s: %s\n",
+			    SYNC_MEM_DIR, it->slug, SYNC_MEM_EXT, it->held);
 		}
 		if (it->act == SYNC_KEEP)
 			continue;
@@ -540,10 +556,14 @@ load(struct store *st, struct merge *m, const char *remote_head,
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
 	/* a base this clone lacks (another checkout, gc) is no base; a
-	 * base that is the remote's head (nobody pushed since) is read once */
+	 * base that is the remote's head (nobody pushed since) is read once;
+	 * issue 31: a deleted ref, or a remote whose history does not hold
+	 * the base (a new remote, a rewritten ref), has no base either, so
+	 * its missing memories delete nothing here */
 	if (*base != '\0' && strcmp(base, remote_head) == 0)
 		m->reading = READ_BOTH;
-	else if (*base != '\0' && sync_git_has_commit(&m->git, base)) {
+	else if (*base != '\0' && *remote_head != '\0' &&
+	    sync_git_is_ancestor(&m->git, base, remote_head)) {
 		m->reading = READ_BASE;
 		if (sync_git_tree(&m->git, base, tree_add, m, err) != 0)
 			return -1;

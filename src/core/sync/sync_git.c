@@ -186,6 +186,17 @@ sync_git_has_commit(const struct sync_git *g, const char *oid)
 	return st == 0;
 }
 
+bool
+sync_git_is_ancestor(const struct sync_git *g, const char *a, const char *b)
+{
+	int	st = 1;
+
+	if (GIT(g, GIT_LOCAL_MS, NULL, NULL, &st, NULL, "merge-base",
+	    "--is-ancestor", a, b) != 0)
+		st = 1;
+	return st == 0;
+}
+
 int
 sync_git_tree(const struct sync_git *g, const char *commit,
     int (*fn)(const char *, const char *, void *), void *arg,

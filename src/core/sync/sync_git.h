@@ -37,6 +37,10 @@ int	sync_git_ref(const struct sync_git *, const char *ref,
 /* Whether oid names a commit in this repository. */
 bool	sync_git_has_commit(const struct sync_git *, const char *oid);
 
+/* Whether commit a is commit b or one of its ancestors. */
+bool	sync_git_is_ancestor(const struct sync_git *, const char *a,
+	    const char *b);
+
 /*
  * Call fn(path, blob oid, arg) for every blob of commit's tree (ls-tree
  * -r), in git's path order. fn returning non-zero stops the walk.

@@ -16,6 +16,9 @@
  *  4. A path is ours only if its slug is a plain file name (no '/', no
  *     leading '.', no control or quoting characters), so a slug from the
  *     remote can go into a fast-import line and a SQL row unescaped.
+ *  5. Sync never deletes what it did not share: only a base (a commit
+ *     this database merged) can say a memory was shared, so without one
+ *     a tombstone, however dated, removes nothing (issue 31).
  */
 #include "core/sync/sync_merge.h"
 
@@ -60,12 +63,10 @@ sync_merge_one(const struct sync_item *it)
 
 	if (it->held || sync_side_same(l, r))
 		return SYNC_KEEP;
-	/* first sync of a memory the team has forgotten since */
-	if (b->kind == SYNC_NONE && r->kind == SYNC_TOMB) {
-		if (strcmp(l->time != NULL ? l->time : "", r->time) <= 0)
-			return SYNC_DROP;
+	/* a tombstone for a memory this database never shared (no base)
+	 * removes nothing, whatever its date: issue 31, invariant 5 */
+	if (b->kind == SYNC_NONE && r->kind == SYNC_TOMB)
 		return SYNC_SEND;
-	}
 	if (sync_side_same(l, b))
 		return deleted(r) ? SYNC_DROP : SYNC_TAKE;
 	if (sync_side_same(r, b))

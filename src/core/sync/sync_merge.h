@@ -55,7 +55,7 @@ enum sync_action {
  * since base takes the other's; forgotten on one side and edited on the
  * other, the edit wins; edited on both, the later updated_at wins (equal
  * times: the greater oid, so every machine decides alike). Without a
- * base, a tombstone newer than local's edit removes it. Pure.
+ * base, a tombstone removes nothing: local's copy goes out. Pure.
  */
 enum sync_action sync_merge_one(const struct sync_item *);
 

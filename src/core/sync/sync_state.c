@@ -181,8 +181,10 @@ sync_state_privates(struct store *st, const char *store, char ***out,
 	if (step != SQLITE_DONE)
 		return err_set(err, "cannot read private memories: %s",
 		    sqlite3_errmsg(store_db(st)));
-	/* strcmp, not the column's collation: sync.c bsearches with it */
-	qsort(*out, *n, sizeof(**out), cmp_str);
+	/* strcmp, not the column's collation: sync.c bsearches with it;
+	 * an empty list is NULL, which qsort may not be given (UBSan) */
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), cmp_str);
 	return 0;
 }
 
