@@ -24,6 +24,7 @@
 
 #include "core/slug.h"
 #include "core/store/store.h"
+#include "tools/budget/tool_cut.h"
 #include "tools/budget/tool_list.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
@@ -147,8 +148,10 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h)
 		sbuf_adds(out, " archived:true");
 	if (e->updated_at != NULL)
 		sbuf_addf(out, " updated:%s", e->updated_at);
-	sbuf_addf(out, "] [score:%s]%s\n%s", num_fixed(h->score, 3, num),
-	    h->lexical_only ? " [lexical]" : "", e->content ? e->content : "");
+	sbuf_addf(out, "] [score:%s]%s\n", num_fixed(h->score, 3, num),
+	    h->lexical_only ? " [lexical]" : "");
+	tool_cut_content(out, e->content ? e->content : "", e->label,
+	    e->store);
 }
 
 int
@@ -291,7 +294,7 @@ memory_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
 {
 	const char		*store = tool_target_store(ctx, args);
-	struct tool_list_walk	 w = { out, 0 };
+	struct tool_list_walk	 w = { out, 0, 0 };
 	bool			 paged;
 
 	if (tool_memory_list_page(ctx, args, store, out, &paged, err) != 0)
@@ -537,7 +540,7 @@ const struct tool tool_memory_show = {
 	.title = "Show a memory",
 	.description = "Show one memory in full, by label.",
 	.args = label_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_READONLY | TOOL_UNCAPPED,
 	.run = memory_show,
 };
 

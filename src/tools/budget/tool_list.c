@@ -11,11 +11,12 @@
  *  2. A page starts with one header line: how many match in all, which
  *     rows these are, and, when more remain, the offset of the next page.
  *     The lines below are tool_memory_list_line's, unchanged.
- *  3. At most TOOL_LIST_MAX lines, so that a page stays under the 4,000-token
- *     budget of a tool result.
+ *  3. At most TOOL_LIST_MAX lines, and fewer when they would pass
+ *     TOOL_ANSWER_CAP, so that a page is never cut after the fact.
  */
 #include "tools/budget/tool_list.h"
 
+#include "tools/budget/tool_cut.h"
 #include "core/store/store.h"
 #include "tools/tool.h"
 #include "util/sbuf.h"
@@ -33,7 +34,7 @@ tool_memory_list_line(const struct store_entry *e, void *arg)
 	if (e->archived)
 		sbuf_adds(w->out, " (archived)");
 	sbuf_addf(w->out, " (%s)", e->updated_at ? e->updated_at : "");
-	return 0;
+	return w->cap > 0 && w->out->len > w->cap;
 }
 
 static const char *const page_args[] = { "limit", "offset", "prefix",
@@ -81,7 +82,9 @@ tool_memory_list_page(struct tool_ctx *ctx, const json_t *args,
     const char *store, struct sbuf *out, bool *paged, struct err *err)
 {
 	struct sbuf		 lines = SBUF_INIT;
-	struct tool_list_walk	 w = { &lines, 0 };
+	/* a page of long labels stops short of the answer cap, so that
+	 * the header's next offset is the first line not shown */
+	struct tool_list_walk	 w = { &lines, 0, TOOL_ANSWER_CAP - 1000 };
 	struct store_page	 pg;
 	long long		 total;
 	int			 n;

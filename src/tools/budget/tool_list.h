@@ -16,11 +16,13 @@ struct tool_ctx;
 /*
  * memory_list's lines: tool_memory_list_line appends one
  * entry's line to w->out (a newline before all but the first) and counts
- * it in w->n; a store_list_lines walker.
+ * it in w->n; a store_list_lines walker. It stops the walk once out
+ * holds more than cap bytes (0: never).
  */
 struct tool_list_walk {
 	struct sbuf	*out;
 	size_t		 n;
+	size_t		 cap;
 };
 int	tool_memory_list_line(const struct store_entry *, void *w);
 
