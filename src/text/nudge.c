@@ -34,8 +34,9 @@ text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
 	    "\"%s\");\n"
 	    "(3) context scoped to the current branch, if it is not the main "
 	    "branch.\n"
-	    "A good order: %sstore_list, then %smemory_list, then "
-	    "%smemory_recall for what the task touches.", repo, p, p, p);
+	    "A good order: %sstore_list, then %smemory_recall for what the "
+	    "task touches (%smemory_list pages through labels, newest first, "
+	    "when you need to browse).", repo, p, p, p);
 	if (report == NULL)
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"
