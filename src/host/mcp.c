@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "text/block.h"
+#include "tools/budget/tool_cut.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -474,6 +475,8 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 		failed = true;
 	} else
 		failed = false;
+	if (!failed)
+		tool_cap_answer(t, &text);
 	log_debug("mcp:call", "%s -> %s", t->name, failed ? "error" : "ok");
 	if (!failed && !(t->flags & TOOL_READONLY) && s->wrote != NULL)
 		s->wrote(s->wrote_arg);

@@ -36,9 +36,9 @@ text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
 	sbuf_addf(sb, ");\n"
 	    "(3) context scoped to the current branch, if it is not the main "
 	    "branch.\n"
-	    "A good order: %sstore_list, then %smemory_list, then "
-	    "%smemory_recall for what the task touches.\n%s", p, p, p,
-	    TEXT_NUDGE_DATA_NOTE);
+	    "A good order: %sstore_list, then %smemory_recall for what the "
+	    "task touches (%smemory_list pages through labels, newest first, "
+	    "when you need to browse).\n%s", p, p, p, TEXT_NUDGE_DATA_NOTE);
 	if (report == NULL)
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"

@@ -68,6 +68,7 @@ enum tool_flags {
 	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
 	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
 	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
+	TOOL_UNCAPPED = 1 << 4,	/* the full read: no tool_cap_answer cut */
 };
 
 /* The rows opencode's plugin offers: MCP's and the editor-only ones. */

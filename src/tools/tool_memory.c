@@ -26,6 +26,8 @@
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "text/fence.h"
+#include "tools/budget/tool_cut.h"
+#include "tools/budget/tool_list.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -216,7 +218,8 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h,
 	    h->lexical_only ? " [lexical]" : "");
 	anchor_marks(ck, e, out);
 	sbuf_adds(out, "\n");
-	text_fence_body(out, e->content);
+	tool_cut_content(out, e->content ? e->content : "", e->label,
+	    e->store);
 }
 
 int
@@ -358,43 +361,20 @@ out:
 	return rc;
 }
 
-struct list_walk {
-	struct sbuf	*out;
-	size_t		 n;
-};
-
-static int
-add_list_line(const struct store_entry *e, void *arg)
-{
-	struct list_walk	*w = arg;
-
-	sbuf_adds(w->out, w->n++ ? "\n[" : "[");
-	text_fence_field(w->out, e->store);
-	sbuf_adds(w->out, "] ");
-	text_fence_field(w->out, e->label);
-	if (e->branch != NULL && *e->branch != '\0') {
-		sbuf_adds(w->out, " (branch:");
-		text_fence_field(w->out, e->branch);
-		sbuf_addc(w->out, ')');
-	}
-	if (e->confidence != 0)
-		sbuf_addf(w->out, " (c:%d)", e->confidence);
-	if (e->archived)
-		sbuf_adds(w->out, " (archived)");
-	sbuf_adds(w->out, " (");
-	text_fence_field(w->out, e->updated_at);
-	sbuf_addc(w->out, ')');
-	return 0;
-}
-
 static int
 memory_list(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
 {
 	const char		*store = tool_target_store(ctx, args);
-	struct list_walk	 w = { out, 0 };
+	struct tool_list_walk	 w = { out, 0, 0 };
+	bool			 paged;
 
-	if (store_list_lines(ctx->store, store, add_list_line, &w, err) != 0)
+	if (tool_memory_list_page(ctx, args, store, out, &paged, err) != 0)
+		return -1;
+	if (paged)
+		return 0;
+	if (store_list_lines(ctx->store, store, tool_memory_list_line, &w,
+	    err) != 0)
 		return -1;
 	if (w.n == 0)
 		sbuf_addf(out, "No memories in \"%s\".", store);
@@ -611,6 +591,15 @@ const struct tool tool_memory_recall = {
 
 static const struct tool_arg list_args[] = {
 	ARG_STORE_DEFAULT,
+	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
+	  .min = 1, .max = TOOL_LIST_MAX,
+	  .description = "Page size (default 50)" },
+	{ .name = "offset", .type = ARG_INTEGER, .flags = ARG_MIN, .min = 0,
+	  .description = "Skip this many (default 0)" },
+	{ .name = "prefix", .type = ARG_STRING,
+	  .description = "Only labels starting with this" },
+	{ .name = "branch", .type = ARG_STRING,
+	  .description = "Only this branch's memories" },
 	{ .name = NULL }
 };
 
@@ -619,7 +608,7 @@ const struct tool tool_memory_list = {
 	.family = "memory",
 	.title = "List memories",
 	.description = "List the memories of a store (labels and metadata, "
-	    "no content).",
+	    "no content), a page at a time, newest first.",
 	.args = list_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_list,
@@ -638,7 +627,7 @@ const struct tool tool_memory_show = {
 	.title = "Show a memory",
 	.description = "Show one memory in full, by label.",
 	.args = label_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_READONLY | TOOL_UNCAPPED,
 	.run = memory_show,
 };
 

@@ -191,6 +191,25 @@ int	 store_list_lines(struct store *, const char *store,
 	    int (*fn)(const struct store_entry *, void *), void *,
 	    struct err *);
 
+/*
+ * A page of a store's listing for the agent (store_page.c): labels that
+ * start with prefix (byte for byte; NULL: any), on branch (NULL: any),
+ * newest-updated first then by label, limit rows from offset. Borrowed.
+ */
+struct store_page {
+	const char	*prefix, *branch;
+	long long	 limit, offset;
+};
+
+/*
+ * Call fn for each entry of the page, filled as store_list_lines fills
+ * them; *total gets how many entries match the filters in all.
+ */
+int	 store_list_page(struct store *, const char *store,
+	    const struct store_page *,
+	    int (*fn)(const struct store_entry *, void *), void *,
+	    long long *total, struct err *);
+
 /* Whether a stores row named name exists. */
 int	 store_has_store(struct store *, const char *name, bool *,
 	    struct err *);

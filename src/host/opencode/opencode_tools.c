@@ -28,6 +28,7 @@
 #include "host/opencode/opencode_chat.h"
 #include "host/setup/setup.h"
 #include "text/text_opencode.h"
+#include "tools/budget/tool_cut.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/jsonx.h"
@@ -288,6 +289,8 @@ opencode_tools_call(struct opencode *oc, const json_t *req, json_t *res,
 		failed = true;
 	} else
 		failed = false;
+	if (!failed)
+		tool_cap_answer(t, &text);
 	if (!failed && strcmp(t->name, "memory_remember") == 0 &&
 	    strncmp(text.buf, "[saved]", 7) == 0)
 		settle_after_write(oc, tool_arg_bool(args, "overwrite") == 1 ?

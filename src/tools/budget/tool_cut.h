@@ -1,0 +1,30 @@
+/* tool_cut.h — cutting what a tool answers to the token budget
+ * (tool_cut.c): one recalled content, and a whole answer. */
+#ifndef THATCH_TOOLS_BUDGET_TOOL_CUT_H
+#define THATCH_TOOLS_BUDGET_TOOL_CUT_H
+
+struct sbuf;
+struct tool;
+
+/*
+ * A recalled memory's content past TOOL_RECALL_CUT bytes costs more than
+ * its ranking is worth: append content to out, cut (at a line or word
+ * boundary, never inside a UTF-8 character) when longer, followed by a
+ * line saying how much was left out and the memory_show call that reads
+ * it all (label and store name the memory).
+ */
+#define TOOL_RECALL_CUT	1500
+void	tool_cut_content(struct sbuf *out, const char *content,
+	    const char *label, const char *store);
+
+/*
+ * Every tool answer an agent reads stays under TOOL_ANSWER_CAP bytes
+ * (~4,000 tokens): a longer text is cut at the last line that fits and
+ * ends with a line saying how much more there is and how to ask for less.
+ * Shorter texts, and the answers of a TOOL_UNCAPPED tool (the full read
+ * a cut points to), are left byte for byte as they are.
+ */
+#define TOOL_ANSWER_CAP	16000
+void	tool_cap_answer(const struct tool *, struct sbuf *text);
+
+#endif
