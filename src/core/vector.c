@@ -155,6 +155,24 @@ dot_int8_plain(const float *q, const signed char *m, size_t n, int dim,
 	}
 }
 
+/*
+ * The dot of the float query with one int8 row, in double: each product
+ * of a float and an int8 is exact in double and the sum of dim of them
+ * errs by ~dim * 2^-53 of it, so store_nearest.c's second pass bounds
+ * this dot by the quantisation alone. Plain C (auto-vectorised), for the
+ * few thousand rows of a band at most; a SIMD version would go beside it.
+ */
+double
+vector_ddot_int8(const float *q, const signed char *c, int dim)
+{
+	double	s = 0;
+	int	i;
+
+	for (i = 0; i < dim; i++)
+		s += (double)q[i] * c[i];
+	return s;
+}
+
 /* ---- The vector file's checksum (invariant 4) ---------------------------- */
 
 static void

@@ -56,6 +56,13 @@ void		 vector_dot_int8(const float *q, const signed char *m,
 		    size_t n, int dim, float *out);
 
 /*
+ * The dot of q with one int8 row c of dim, accumulated in double in index
+ * order (each product exact): the second, tight pass over a band of rows.
+ */
+double		 vector_ddot_int8(const float *q, const signed char *c,
+		    int dim);
+
+/*
  * The vector file's checksum accumulator (vecfile.c), over n 64-byte
  * stripes of p: for each 8-byte word w of lane j (k = w ^ key[j]),
  * acc[j ^ 1] += w and acc[j] += (k & 0xffffffff) * (k >> 32). The same
