@@ -18,14 +18,13 @@
 #include <sqlite3.h>
 
 #include "core/store/store.h"
+#include "tmpdb.h"
 #include "util/err.h"
 #include "util/num.h"
 #include "util/xmalloc.h"
 
 #define DIM	384
 
-static char	dir_tmpl[] = "/tmp/thatch-test-nearest.XXXXXX";
-static char	*dir;
 static unsigned	seed_state = 1;
 
 static double
@@ -64,25 +63,15 @@ near(float *v, const float *centre, double w)
 	unit(v);
 }
 
+/* A store and the vectors written to it; tmpdb_open(name) reopens it. */
 struct corpus {
-	char	*path;
+	char	 name[32];
 	float	*vec;		/* n x DIM */
 	size_t	 n;
 	float	 centre[8][DIM];
 	int	 ncentre;
 	double	 w;
 };
-
-static struct store *
-open_db(const char *path)
-{
-	struct store	*st = NULL;
-	struct err	 err = { "" };
-
-	if (store_open(path, &st, &err) != 0)
-		CHECK_FAIL("store_open: %s", err.msg);
-	return st;
-}
 
 /*
  * n memories in store p: dense (one centre, noise 0.3: cosines ~0.95)
@@ -105,7 +94,7 @@ corpus_make(struct corpus *cp, const char *name, size_t n, bool dense)
 	int			 k;
 	float			*v;
 
-	cp->path = xasprintf("%s/%s.db", dir, name);
+	snprintf(cp->name, sizeof(cp->name), "%s", name);
 	cp->n = n;
 	cp->vec = xcalloc(n * DIM, sizeof(float));
 	cp->ncentre = dense ? 1 : 8;
@@ -115,7 +104,7 @@ corpus_make(struct corpus *cp, const char *name, size_t n, bool dense)
 			cp->centre[k][j] = (float)gauss();
 		unit(cp->centre[k]);
 	}
-	st = open_db(cp->path);
+	st = tmpdb_open(cp->name);
 	CHECK_INT(store_exec(st, "BEGIN", &err), 0);
 	for (i = 0; i < n; i++) {
 		v = cp->vec + i * DIM;
@@ -238,7 +227,7 @@ check_corpus(const struct corpus *cp)
 	int			 i, pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		st = open_db(cp->path);
+		st = tmpdb_open(cp->name);
 		for (i = 0; i < 12; i++) {
 			query_make(cp, i % 3, q);
 			sq.vec = q;
@@ -254,7 +243,6 @@ check_corpus(const struct corpus *cp)
 static void
 corpus_free(struct corpus *cp)
 {
-	free(cp->path);
 	free(cp->vec);
 }
 
@@ -300,14 +288,14 @@ cold_dense_search_reads_few_pages(void)
 	corpus_make(&cp, "dense10k", DENSE_N, true);
 	query_make(&cp, 0, q);
 	sq.vec = q;
-	st = open_db(cp.path);		/* writes the vector file */
+	st = tmpdb_open(cp.name);	/* writes the vector file */
 	CHECK_INT(store_search(st, &sq, &h, &err), 0);
 	store_hits_release(&h);
 	store_close(st);
 	for (pass = 0; pass < 2; pass++) {
 		sq.rank_round3 = pass == 1;	/* the dup check's query */
 		sq.min_score = pass == 1 ? 0.85 : -2;
-		st = open_db(cp.path);
+		st = tmpdb_open(cp.name);
 		before = store_pages_read(st);
 		CHECK_INT(store_search(st, &sq, &h, &err), 0);
 		CHECK_INT(h.n, 10);
@@ -320,25 +308,8 @@ cold_dense_search_reads_few_pages(void)
 	corpus_free(&cp);
 }
 
-static void
-cleanup(void)
-{
-	char	cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
-}
-
-static void
-setup(void)
-{
-	dir = mkdtemp(dir_tmpl);
-	CHECK(dir != NULL);
-}
-
 CHECK_MAIN(
-	TEST(setup),
 	TEST(top_k_is_the_exhaustive_ranking),
 	TEST(cold_dense_search_reads_few_pages),
-	TEST(cleanup)
+	TEST(tmpdb_cleanup)
 )
