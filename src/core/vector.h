@@ -56,11 +56,12 @@ void		 vector_dot_int8(const float *q, const signed char *m,
 		    size_t n, int dim, float *out);
 
 /*
- * The dot of q with one int8 row c of dim, accumulated in double in index
- * order (each product exact): the second, tight pass over a band of rows.
+ * out[0], out[1] = the dots of q with int8 rows a and b of dim, summed
+ * in double (each product exact; the order of summation depends on the
+ * machine): the second, tight pass over a band of rows.
  */
-double		 vector_ddot_int8(const float *q, const signed char *c,
-		    int dim);
+void		 vector_ddot2_int8(const float *q, const signed char *a,
+		    const signed char *b, int dim, double out[2]);
 
 /*
  * The vector file's checksum accumulator (vecfile.c), over n 64-byte

@@ -307,7 +307,7 @@ narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
 {
 	const struct store_mat	*m;
 	size_t			 j, i;
-	double			 a;
+	double			 a, d[2];
 	int			 dim = q->dim;
 
 	if (qnorm == 0)
@@ -317,10 +317,9 @@ narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
 		i = c[j].i;
 		if (!isfinite(m->k2[i]) || !isfinite(m->e[i]))
 			continue;
-		a = ((double)m->k[i] * vector_ddot_int8(q->vec,
-		    m->c + i * (size_t)dim, dim) + (double)m->k2[i] *
-		    vector_ddot_int8(q->vec, m->r + i * (size_t)dim, dim)) /
-		    qnorm;
+		vector_ddot2_int8(q->vec, m->c + i * (size_t)dim,
+		    m->r + i * (size_t)dim, dim, d);
+		a = ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) / qnorm;
 		c[j].upper = fmin(c[j].upper, a + (double)m->k2[i] / 2 * q1 +
 		    NARROW_SLACK);
 	}
