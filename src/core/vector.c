@@ -16,10 +16,11 @@
  *  2. Exact values (vector_norm, vector_dot, vector_cosine) are
  *     accumulated in double in index order, each product of two floats
  *     widened first: callers and tests compare them bit for bit.
- *  3. The float kernels (vector_sdot, vector_sdot4, vector_dot_int8) give
- *     approximate scores whose order of summation depends on the machine;
- *     their callers bound the error (store_nearest.c's ROUNDING_ERR,
- *     dedup.c's SCAN_MARGIN) and decide with an exact cosine.
+ *  3. The float kernels (vector_sdot, vector_sdot4, vector_dot_int8) and
+ *     vector_ddot2_int8 (double) give approximate scores whose order of
+ *     summation depends on the machine; their callers bound the error
+ *     (store_nearest.c's ROUNDING_ERR and NARROW_SLACK, dedup.c's
+ *     SCAN_MARGIN) and decide with an exact cosine.
  *  4. vector_stripe_sum is a checksum's: its lanes are the same on every
  *     machine, the AVX2 loop computing the plain loop's exactly.
  */
@@ -155,6 +156,28 @@ dot_int8_plain(const float *q, const signed char *m, size_t n, int dim,
 	}
 }
 
+/*
+ * The dots of the float query with two int8 rows, in double: each
+ * product of a float and an int8 is exact in double and a sum of dim of
+ * them errs by ~dim * 2^-53 of it, so store_nearest.c's second pass
+ * bounds these dots by the quantisation alone, whatever the order of
+ * summation (the AVX2 version keeps four lanes).
+ */
+static void
+ddot2_plain(const float *q, const signed char *a, const signed char *b,
+    int dim, double out[2])
+{
+	double	sa = 0, sb = 0;
+	int	i;
+
+	for (i = 0; i < dim; i++) {
+		sa += (double)q[i] * a[i];
+		sb += (double)q[i] * b[i];
+	}
+	out[0] = sa;
+	out[1] = sb;
+}
+
 /* ---- The vector file's checksum (invariant 4) ---------------------------- */
 
 static void
@@ -285,6 +308,46 @@ dot_int8_avx512(const float *q, const signed char *m, size_t n, int dim,
 	}
 }
 
+/* Four int8 at p as doubles. */
+__attribute__((target("avx2,fma")))
+static __m256d
+int8x4_pd(const signed char *p)
+{
+	int32_t	w;
+
+	memcpy(&w, p, 4);
+	return _mm256_cvtepi32_pd(_mm_cvtepi8_epi32(_mm_cvtsi32_si128(w)));
+}
+
+__attribute__((target("avx2,fma")))
+static void
+ddot2_avx2(const float *q, const signed char *a, const signed char *b,
+    int dim, double out[2])
+{
+	__m256d	sa = _mm256_setzero_pd(), sb = sa, x;
+	__m128d	h;
+	double	r[2];
+	int	i, k;
+
+	for (i = 0; i + 4 <= dim; i += 4) {
+		x = _mm256_cvtps_pd(_mm_loadu_ps(q + i));
+		sa = _mm256_fmadd_pd(x, int8x4_pd(a + i), sa);
+		sb = _mm256_fmadd_pd(x, int8x4_pd(b + i), sb);
+	}
+	for (k = 0; k < 2; k++) {
+		x = k == 0 ? sa : sb;
+		h = _mm_add_pd(_mm256_castpd256_pd128(x),
+		    _mm256_extractf128_pd(x, 1));
+		r[k] = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+	}
+	for (; i < dim; i++) {
+		r[0] += (double)q[i] * a[i];
+		r[1] += (double)q[i] * b[i];
+	}
+	out[0] = r[0];
+	out[1] = r[1];
+}
+
 __attribute__((target("avx2")))
 static void
 stripes_avx2(uint64_t acc[8], const uint64_t key[8], const unsigned char *p,
@@ -338,6 +401,16 @@ vector_dot_int8(const float *q, const signed char *m, size_t n, int dim,
 }
 
 void
+vector_ddot2_int8(const float *q, const signed char *a,
+    const signed char *b, int dim, double out[2])
+{
+	if (has_avx2_fma())
+		ddot2_avx2(q, a, b, dim, out);
+	else
+		ddot2_plain(q, a, b, dim, out);
+}
+
+void
 vector_stripe_sum(uint64_t acc[8], const uint64_t key[8],
     const unsigned char *p, size_t n)
 {
@@ -347,6 +420,13 @@ vector_stripe_sum(uint64_t acc[8], const uint64_t key[8],
 		stripes_plain(acc, key, p, n);
 }
 #else
+void
+vector_ddot2_int8(const float *q, const signed char *a,
+    const signed char *b, int dim, double out[2])
+{
+	ddot2_plain(q, a, b, dim, out);
+}
+
 void
 vector_sdot4(const float *a, size_t d, const float *b, float out[4])
 {

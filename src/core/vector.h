@@ -56,6 +56,14 @@ void		 vector_dot_int8(const float *q, const signed char *m,
 		    size_t n, int dim, float *out);
 
 /*
+ * out[0], out[1] = the dots of q with int8 rows a and b of dim, summed
+ * in double (each product exact; the order of summation depends on the
+ * machine): the second, tight pass over a band of rows.
+ */
+void		 vector_ddot2_int8(const float *q, const signed char *a,
+		    const signed char *b, int dim, double out[2]);
+
+/*
  * The vector file's checksum accumulator (vecfile.c), over n 64-byte
  * stripes of p: for each 8-byte word w of lane j (k = w ^ key[j]),
  * acc[j ^ 1] += w and acc[j] += (k & 0xffffffff) * (k >> 32). The same

@@ -43,6 +43,8 @@ check_section(const struct vecfile_section *s, int dim, const uint8_t *img,
 	FUZZ_ASSERT(in_image(s->c, s->n * (size_t)dim, img, size));
 	FUZZ_ASSERT(in_image(s->k, s->n * 4, img, size));
 	FUZZ_ASSERT(in_image(s->e, s->n * 4, img, size));
+	FUZZ_ASSERT(in_image(s->r, s->n * (size_t)dim, img, size));
+	FUZZ_ASSERT(in_image(s->k2, s->n * 4, img, size));
 	FUZZ_ASSERT(in_image(s->rowid, s->n * 8, img, size));
 	FUZZ_ASSERT(in_image(s->sig, s->n * 8, img, size));
 	FUZZ_ASSERT(in_image(s->flags, s->n, img, size));
@@ -71,7 +73,9 @@ check_same(const struct vecfile_section *a, const struct vecfile_section *b,
 
 	FUZZ_ASSERT(strcmp(a->store, b->store) == 0 && a->n == b->n &&
 	    a->nother == b->nother && a->ntags == b->ntags);
-	FUZZ_ASSERT(memcmp(a->c, b->c, a->n * (size_t)dim) == 0);
+	FUZZ_ASSERT(memcmp(a->c, b->c, a->n * (size_t)dim) == 0 &&
+	    memcmp(a->r, b->r, a->n * (size_t)dim) == 0);
+	FUZZ_ASSERT(memcmp(a->k2, b->k2, a->n * 4) == 0);
 	FUZZ_ASSERT(memcmp(a->k, b->k, a->n * 4) == 0 &&
 	    memcmp(a->e, b->e, a->n * 4) == 0);
 	FUZZ_ASSERT(memcmp(a->rowid, b->rowid, a->n * 8) == 0 &&

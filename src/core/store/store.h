@@ -99,6 +99,10 @@ void	 store_busy_timeout(struct store *, int ms);
 /* Run one or more statements without results (BEGIN, COMMIT, DDL). */
 int	 store_exec(struct store *, const char *sql, struct err *);
 
+/* Pages this connection has read from the file so far (SQLite's cache
+ * misses): what a search costs in I/O, for tests and benchmarks. */
+long long store_pages_read(struct store *);
+
 /* ---- Memories (entries): store-and-tools §4.3-§4.8, §5 ---------------- */
 
 /*

@@ -4,7 +4,9 @@
  *
  * Each (store, dimension) gets an in-memory matrix of its rows in rowid
  * order: an int8 copy of every vector (one scale per row, a quarter of the
- * float bytes), rowids, a signature of each BLOB, branches and archived
+ * float bytes) and an int8 copy of what that copy misses (the residual,
+ * which narrows the error 254-fold for the rows a search must decide),
+ * rowids, a signature of each BLOB, branches and archived
  * flags, and counts of the store's rows in other embedding spaces. The
  * cache attaches itself to the connection (store_attach) on first use and
  * is freed with it.
@@ -72,6 +74,8 @@ mat_free(struct store_mat *m)
 		free(m->c);
 		free(m->k);
 		free(m->e);
+		free(m->r);
+		free(m->k2);
 		free(m->rowid);
 		free(m->sig);
 		free(m->flags);
@@ -214,9 +218,35 @@ blob_sig(const void *blob, size_t len)
 }
 
 /*
+ * Row i's residual: r_j = round(d_j / s2) for d_j = b_j - s c_j (exact in
+ * double) and s2 = max|d_j| / 127, so |b_j - s c_j - s2 r_j| <= s2 / 2,
+ * about 1/254 of the first copy's error (store_nearest.c's second pass).
+ */
+static void
+quantise_residual(struct store_mat *m, size_t i, const float *b, float s,
+    double norm)
+{
+	const signed char	*c = m->c + i * (size_t)m->dim;
+	signed char		*r = m->r + i * (size_t)m->dim;
+	double			 mx = 0, d, s2;
+	int			 j;
+
+	for (j = 0; j < m->dim; j++) {
+		d = fabs((double)b[j] - (double)s * c[j]);
+		mx = d > mx ? d : mx;
+	}
+	s2 = mx / 127;
+	for (j = 0; j < m->dim; j++)
+		r[j] = (signed char)(s2 == 0 ? 0 :
+		    lrint(((double)b[j] - (double)s * c[j]) / s2));
+	m->k2[i] = (float)(s2 / norm);
+}
+
+/*
  * Row i's int8 copy of b: c_j = round(b_j / s) with s = max|b_j| / 127, so
- * |b_j - s c_j| <= s / 2. A row that is zero or not finite gets k = e = 0
- * (e infinite for non-finite) and is left to the exact pass.
+ * |b_j - s c_j| <= s / 2, and its residual copy. A row that is zero or
+ * not finite gets k = e = k2 = 0 (e and k2 infinite for non-finite) and
+ * is left to the exact pass.
  */
 static void
 quantise(struct store_mat *m, size_t i, const float *b)
@@ -230,8 +260,9 @@ quantise(struct store_mat *m, size_t i, const float *b)
 		mx = fabsf(b[j]) > mx ? fabsf(b[j]) : mx;
 	if (mx == 0 || !isfinite(mx) || !isfinite(norm)) {
 		memset(c, 0, (size_t)m->dim);
+		memset(m->r + i * (size_t)m->dim, 0, (size_t)m->dim);
 		m->k[i] = 0;
-		m->e[i] = mx == 0 ? 0 : INFINITY;
+		m->e[i] = m->k2[i] = mx == 0 ? 0 : INFINITY;
 		return;
 	}
 	s = mx / 127;
@@ -239,6 +270,7 @@ quantise(struct store_mat *m, size_t i, const float *b)
 		c[j] = (signed char)lrintf(b[j] / s);
 	m->k[i] = (float)(s / norm);
 	m->e[i] = (float)(s / (2 * norm));
+	quantise_residual(m, i, b, s, norm);
 }
 
 /*
@@ -270,8 +302,10 @@ mat_reserve(struct store_mat *m, size_t cap)
 	if (cap <= m->cap)
 		return;
 	m->c = big_regrow(m->c, m->n * (size_t)m->dim, cap * (size_t)m->dim);
+	m->r = big_regrow(m->r, m->n * (size_t)m->dim, cap * (size_t)m->dim);
 	m->k = xreallocarray(m->k, cap, sizeof(float));
 	m->e = xreallocarray(m->e, cap, sizeof(float));
+	m->k2 = xreallocarray(m->k2, cap, sizeof(float));
 	m->rowid = xreallocarray(m->rowid, cap, sizeof(sqlite3_int64));
 	m->sig = xreallocarray(m->sig, cap, sizeof(uint64_t));
 	m->branch = xreallocarray(m->branch, cap, sizeof(char *));
@@ -289,8 +323,8 @@ mat_own(struct store_mat *m)
 
 	if (!m->borrowed)
 		return;
-	m->c = NULL;
-	m->k = m->e = NULL;
+	m->c = m->r = NULL;
+	m->k = m->e = m->k2 = NULL;
 	m->rowid = NULL;
 	m->sig = NULL;
 	m->branch = NULL;
@@ -300,8 +334,10 @@ mat_own(struct store_mat *m)
 	mat_reserve(m, 2 * b.n + 64);
 	m->n = b.n;
 	memcpy(m->c, b.c, b.n * d);
+	memcpy(m->r, b.r, b.n * d);
 	memcpy(m->k, b.k, b.n * sizeof(*m->k));
 	memcpy(m->e, b.e, b.n * sizeof(*m->e));
+	memcpy(m->k2, b.k2, b.n * sizeof(*m->k2));
 	memcpy(m->rowid, b.rowid, b.n * sizeof(*m->rowid));
 	memcpy(m->sig, b.sig, b.n * sizeof(*m->sig));
 	memcpy(m->flags, b.flags, b.n);
@@ -318,8 +354,10 @@ mat_move(struct store_mat *m, size_t to, size_t from, size_t n)
 	size_t	d = (size_t)m->dim;
 
 	memmove(m->c + to * d, m->c + from * d, n * d);
+	memmove(m->r + to * d, m->r + from * d, n * d);
 	memmove(m->k + to, m->k + from, n * sizeof(*m->k));
 	memmove(m->e + to, m->e + from, n * sizeof(*m->e));
+	memmove(m->k2 + to, m->k2 + from, n * sizeof(*m->k2));
 	memmove(m->rowid + to, m->rowid + from, n * sizeof(*m->rowid));
 	memmove(m->sig + to, m->sig + from, n * sizeof(*m->sig));
 	memmove(m->branch + to, m->branch + from, n * sizeof(*m->branch));
@@ -712,6 +750,8 @@ borrow(struct store_cache *c, int dim, struct vecfile_section *s)
 	m->c = (signed char *)(uintptr_t)s->c;
 	m->k = (float *)(uintptr_t)s->k;
 	m->e = (float *)(uintptr_t)s->e;
+	m->r = (signed char *)(uintptr_t)s->r;
+	m->k2 = (float *)(uintptr_t)s->k2;
 	m->rowid = (sqlite3_int64 *)(uintptr_t)s->rowid;
 	m->sig = (uint64_t *)(uintptr_t)s->sig;
 	m->flags = (unsigned char *)(uintptr_t)s->flags;
@@ -768,7 +808,7 @@ sections(struct store_cache *c, int dim, size_t *n)
 			t[i] = (struct vecfile_tag){ m->tags[i].tag,
 			    m->tags[i].count };
 		s[(*n)++] = (struct vecfile_section){ m->store, m->n, m->c,
-		    m->k, m->e, (const int64_t *)(const void *)m->rowid,
+		    m->k, m->e, m->r, m->k2, (const int64_t *)(const void *)m->rowid,
 		    m->sig, m->flags, (const char *const *)m->branch,
 		    m->nother, t, m->ntags };
 	}

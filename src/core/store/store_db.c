@@ -112,6 +112,15 @@ store_busy_timeout(struct store *st, int ms)
 	sqlite3_busy_timeout(st->db, ms);
 }
 
+long long
+store_pages_read(struct store *st)
+{
+	int	cur = 0, hi = 0;
+
+	sqlite3_db_status(st->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 0);
+	return cur;
+}
+
 int
 store_exec(struct store *st, const char *sql, struct err *err)
 {

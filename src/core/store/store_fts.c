@@ -387,54 +387,80 @@ store_fts_terms_release(struct fts_terms *t)
 
 /* ---- The lexical ranking ----------------------------------------------- */
 
+/* Whether entries row rowid passes q's store, branch and archived rules
+ * (invariant 4); a row that is gone does not. */
+static int
+lex_keep(struct store *st, sqlite3_stmt *row, const struct store_query *q,
+    sqlite3_int64 rowid, bool *keep, struct err *err)
+{
+	const char	*store, *branch;
+	size_t		 i;
+	int		 step;
+
+	*keep = false;
+	sqlite3_reset(row);
+	sqlite3_bind_int64(row, 1, rowid);
+	if ((step = sqlite3_step(row)) == SQLITE_DONE)
+		return 0;
+	if (step != SQLITE_ROW)
+		return store_fail(st, err, "full-text search failed");
+	if (!q->include_archived && sqlite3_column_int(row, 0) != 1)
+		return 0;		/* SQL's archived = 0, NULL or not */
+	branch = (const char *)sqlite3_column_text(row, 1);
+	if (q->branch != NULL && *q->branch != '\0' && branch != NULL &&
+	    strcmp(branch, q->branch) != 0)
+		return 0;
+	store = (const char *)sqlite3_column_text(row, 2);
+	for (i = 0; store != NULL && i < q->nstores; i++)
+		if (strcmp(store, q->stores[i]) == 0)
+			*keep = true;
+	return 0;
+}
+
 /*
  * Append to *lx the rows matching the FTS5 expression match (bm25, the
  * label weighing 4 times the content: a label names what the memory is
  * about; equal ranks in table order, as on the vector side), under the
  * vector side's store, branch and archived rules, not already in it, up
- * to max. -1 with err only for a failure other than the index being
- * absent.
+ * to max. The index ranks alone (bm25 reads its doclists and row sizes,
+ * never entries); only the rows taken are looked up for the rules, in
+ * rank order: a query of common words matching every memory used to
+ * read every matching row of entries (a join) before its LIMIT, ~10,000
+ * pages at 10,000 memories. -1 with err only for a failure other than
+ * the index being absent.
  */
 static int
 lex_query(struct store *st, const struct store_query *q, const char *match,
     int kind, struct store_lex *lx, size_t max, size_t *n, struct err *err)
 {
-	sqlite3_stmt	*stmt = NULL;
-	struct sbuf	 sql = SBUF_INIT;
-	size_t		 i, j;
-	int		 step, rc = -1;
-	bool		 branch = q->branch != NULL && *q->branch != '\0';
+	sqlite3_stmt	*stmt = NULL, *row = NULL;
+	sqlite3_int64	 rowid;
+	size_t		 j;
+	int		 step = SQLITE_DONE, rc = -1;
+	bool		 keep;
 
-	sbuf_adds(&sql, "SELECT entries_fts.rowid FROM entries_fts JOIN "
-	    "entries e ON e.rowid = entries_fts.rowid WHERE entries_fts "
-	    "MATCH ?1 AND (?2 OR e.archived = 0) AND (?3 IS NULL OR "
-	    "e.branch IS NULL OR e.branch = ?3) AND e.store IN (");
-	for (i = 0; i < q->nstores; i++)
-		sbuf_addf(&sql, "%s?%zu", i == 0 ? "" : ", ", i + 5);
-	sbuf_adds(&sql, ") ORDER BY bm25(entries_fts, 4.0, 1.0), "
-	    "entries_fts.rowid LIMIT ?4");
-	if (sqlite3_prepare_v2(st->db, sql.buf, -1, &stmt, NULL) !=
-	    SQLITE_OK) {
+	if (sqlite3_prepare_v2(st->db, "SELECT rowid FROM entries_fts WHERE "
+	    "entries_fts MATCH ?1 ORDER BY bm25(entries_fts, 4.0, 1.0), "
+	    "rowid", -1, &stmt, NULL) != SQLITE_OK) {
 		/* invariant 3: no index, or no FTS5: the vector side alone */
 		log_debug("store:fts", "no lexical search: %s",
 		    sqlite3_errmsg(st->db));
 		rc = 0;
 		goto out;
 	}
+	if (store_prepare(st, &row, "SELECT archived = 0, branch, store FROM "
+	    "entries WHERE rowid = ?", err) != 0)
+		goto out;
 	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 2, q->include_archived);
-	if (branch)
-		sqlite3_bind_text(stmt, 3, q->branch, -1, SQLITE_STATIC);
-	sqlite3_bind_int(stmt, 4, (int)max);
-	for (i = 0; i < q->nstores; i++)
-		sqlite3_bind_text(stmt, (int)i + 5, q->stores[i], -1,
-		    SQLITE_STATIC);
 	while (*n < max && (step = sqlite3_step(stmt)) == SQLITE_ROW) {
-		sqlite3_int64	rowid = sqlite3_column_int64(stmt, 0);
-
+		rowid = sqlite3_column_int64(stmt, 0);
 		for (j = 0; j < *n && lx[j].rowid != rowid; j++)
 			;
-		if (j == *n) {
+		if (j < *n)
+			continue;
+		if (lex_keep(st, row, q, rowid, &keep, err) != 0)
+			goto out;
+		if (keep) {
 			lx[*n].rowid = rowid;
 			lx[(*n)++].kind = kind;
 		}
@@ -446,7 +472,7 @@ lex_query(struct store *st, const struct store_query *q, const char *match,
 	rc = 0;
 out:
 	sqlite3_finalize(stmt);
-	sbuf_release(&sql);
+	sqlite3_finalize(row);
 	return rc;
 }
 

@@ -129,7 +129,7 @@ struct mat_tag {
 
 /*
  * The cached rows of one (store, dim), in ascending rowid order. A
- * borrowed matrix's arrays c, k, e, rowid, sig, flags and its branch
+ * borrowed matrix's arrays c, k, e, r, k2, rowid, sig, flags and its branch
  * strings lie in the vector file's read-only mapping (branch, the array
  * of pointers, is owned); mat_own copies them before any change.
  */
@@ -140,6 +140,8 @@ struct store_mat {
 	signed char		*c;		/* n * dim, b ~ s * c */
 	float			*k;		/* s / |b| */
 	float			*e;		/* s / (2 |b|) */
+	signed char		*r;		/* n * dim, b - s c ~ s2 * r */
+	float			*k2;		/* s2 / |b| */
 	sqlite3_int64		*rowid;
 	uint64_t		*sig;		/* blob_sig */
 	char			**branch;	/* NULL: SQL NULL */

@@ -7,18 +7,24 @@
  * store_cache.c keeps an int8 copy of every vector (one scale per row).
  * A query scores every eligible row on that copy with a SIMD dot product
  * (core/vector.c), which gives each row an interval its exact cosine must
- * lie in; only rows whose interval reaches the limit-th best lower end
- * are rescored exactly, from their BLOBs fetched by rowid, best upper end
- * first, until no remaining row can reach the limit-th exact score.
+ * lie in. Rows whose interval reaches the limit-th best lower end (the
+ * band: thousands of rows when a store's scores crowd, as a random
+ * model's or a store of near-duplicates do) get a second interval, 254
+ * times narrower, from the residual int8 copy; only rows whose narrow
+ * interval still reaches the cut are rescored exactly, from their BLOBs
+ * fetched by rowid, best upper end first, until no remaining row can
+ * reach the limit-th exact score. So a query reads about limit BLOBs
+ * however densely the scores crowd.
  *
  * Invariants:
  *  1. A search runs in one read transaction (unless the caller has one
  *     open), so validation, the int8 pass and the BLOB fetches see one
  *     snapshot. A vector file cut under a search (mapguard) drops the
  *     cache and the search is redone from the table.
- *  2. Results are exact: the int8 pass only chooses which rows get the
- *     exact §5.1 score (vector_cosine), its per-row error bound
- *     (quantisation plus float rounding, see row_err) is rigorous, and
+ *  2. Results are exact: the int8 passes only choose which rows get the
+ *     exact §5.1 score (vector_cosine), their per-row error bounds
+ *     (quantisation plus rounding, see row_err and narrow) are rigorous,
+ *     and
  *     the exact pass stops only when the next row's upper bound is below
  *     the limit-th exact key. Rows whose exact score is not a number (a
  *     foreign BLOB holding NaN) are skipped.
@@ -285,10 +291,46 @@ approx_scores(const struct store_query *q, double qnorm, double q1,
 	return kth;
 }
 
-/* The rows whose upper bound reaches the cut, most promising first. */
+/*
+ * The second pass, over the band only: b = s c + s2 r + d with |d_j| <=
+ * s2 / 2, so cos = (k dot(q, c) + k2 dot(q, r)) / |q| within k2 / 2 * q1
+ * (q1 = |q|_1 / |q|). The dots are summed in double (exact products, so
+ * their rounding is ~2^-53 of them); k and k2 are floats, off by 2^-24 of
+ * a term of at most ~1: NARROW_SLACK covers both. Each row's upper bound
+ * becomes the lower of its two; a row that is not finite keeps its first.
+ */
+#define NARROW_SLACK	1e-6
+
 static void
-band_collect(const struct store_query *q, double q1, struct qmat *qm,
-    size_t nqm, double kth, struct cand **out, size_t *nout)
+narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
+    size_t n)
+{
+	const struct store_mat	*m;
+	size_t			 j, i;
+	double			 a, d[2];
+	int			 dim = q->dim;
+
+	if (qnorm == 0)
+		return;
+	for (j = 0; j < n; j++) {
+		m = c[j].m;
+		i = c[j].i;
+		if (!isfinite(m->k2[i]) || !isfinite(m->e[i]))
+			continue;
+		vector_ddot2_int8(q->vec, m->c + i * (size_t)dim,
+		    m->r + i * (size_t)dim, dim, d);
+		a = ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) / qnorm;
+		c[j].upper = fmin(c[j].upper, a + (double)m->k2[i] / 2 * q1 +
+		    NARROW_SLACK);
+	}
+}
+
+/* The rows whose upper bound reaches the cut, narrowed, most promising
+ * first. */
+static void
+band_collect(const struct store_query *q, double qnorm, double q1,
+    struct qmat *qm, size_t nqm, double kth, struct cand **out,
+    size_t *nout)
 {
 	/* round3 ranking: a score within a rounding step of the cut ties */
 	double		 floor_ = fmax(kth - (q->rank_round3 ? 1e-3 : 0),
@@ -313,6 +355,7 @@ band_collect(const struct store_query *q, double q1, struct qmat *qm,
 			c[n++] = (struct cand){ m, i, upper, 0, 0 };
 		}
 	}
+	narrow(q, qnorm, q1, c, n);
 	if (n > 0)
 		qsort(c, n, sizeof(*c), cand_cmp_upper);
 	*out = c;
@@ -477,8 +520,8 @@ search_snapshot(struct store *st, struct store_cache *cache,
 		q1 += fabs((double)q->vec[i]);
 	q1 = qnorm == 0 ? 0 : q1 / qnorm;
 	scratch_split(cache, qm, nqm);
-	band_collect(q, q1, qm, nqm, approx_scores(q, qnorm, q1, qm, nqm),
-	    &c, &nc);
+	band_collect(q, qnorm, q1, qm, nqm, approx_scores(q, qnorm, q1, qm,
+	    nqm), &c, &nc);
 	if (nprobe > 0)
 		probe_ranks(qm, nqm, probe, nprobe);
 	if (rescore(st, q, qnorm, c, &nc, err) != 0)

@@ -12,7 +12,10 @@
  *	per section	strings (store, branches, non-NULL tags, each
  *			NUL-ended), tag counts, then the row arrays c, k, e,
  *			rowid, sig, bid (branch index + 1, 0 = NULL), flags,
- *			each starting on a 64-byte boundary
+ *			r, k2, each starting on a 64-byte boundary
+ *
+ * Version 1 had no r and k2; it fails the version check like any file
+ * this build cannot use, so the next search rebuilds it from the table.
  *
  * Invariants:
  *  1. vecfile_parse reads nothing outside the image and accepts only what
@@ -36,13 +39,13 @@
 #include "util/xmalloc.h"
 
 #define MAGIC		"thatchVF"
-#define VERSION		1
+#define VERSION		2	/* 2: the residual rows r, k2 */
 #define BOM		0x01020304u
 #define HEAD_SIZE	64
 #define DESC_SIZE	64
 #define ALIGN		64
 #define TAG_SIZE	16
-#define NARRAYS		7	/* c, k, e, rowid, sig, bid, flags */
+#define NARRAYS		9	/* c, k, e, rowid, sig, bid, flags, r, k2 */
 
 struct head {
 	char		magic[8];
@@ -136,7 +139,9 @@ static bool
 rows_layout(uint64_t rows, uint64_t n, uint64_t dim, uint64_t off[NARRAYS],
     uint64_t *end)
 {
-	static const uint64_t	width[NARRAYS] = { 0, 4, 4, 8, 8, 4, 1 };
+	/* bytes a row; 0: dim of them (the int8 rows c and r) */
+	static const uint64_t	width[NARRAYS] = { 0, 4, 4, 8, 8, 4, 1, 0,
+				    4 };
 	uint64_t		at = rows, bytes;
 	int			i;
 
@@ -144,7 +149,7 @@ rows_layout(uint64_t rows, uint64_t n, uint64_t dim, uint64_t off[NARRAYS],
 		if (i > 0 && !align_ok(at, &at))
 			return false;
 		off[i] = at;
-		if (__builtin_mul_overflow(n, i == 0 ? dim : width[i],
+		if (__builtin_mul_overflow(n, width[i] == 0 ? dim : width[i],
 		    &bytes) || !add_ok(at, bytes, &at))
 			return false;
 	}
@@ -260,6 +265,8 @@ fill_section(unsigned char *img, const struct vecfile_section *sec,
 	memcpy(img + off[5], s->bid, n * sizeof(uint32_t));
 	for (i = 0; i < n; i++)
 		img[off[6] + i] = sec->flags[i] & VECFILE_ARCHIVED;
+	memcpy(img + off[7], sec->r, n * (size_t)dim);
+	memcpy(img + off[8], sec->k2, n * sizeof(float));
 }
 
 void *
@@ -433,6 +440,8 @@ section_ok(const unsigned char *img, size_t size, int dim, size_t i,
 	s->sig = (const uint64_t *)(const void *)(img + off[4]);
 	bid = (const uint32_t *)(const void *)(img + off[5]);
 	s->flags = img + off[6];
+	s->r = (const signed char *)img + off[7];
+	s->k2 = (const float *)(const void *)(img + off[8]);
 	s->nother = d.nother;
 	if (!rows_ok(s, bid, d.nbranch))
 		goto out;

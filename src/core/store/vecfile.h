@@ -32,7 +32,7 @@ struct vecfile_tag {
 /*
  * One store's rows of the file's dimension, ascending by rowid, as the
  * search cache holds them (store_cache.c): int8 rows c (n x dim), k and
- * e per row, rowids, BLOB signatures, VECFILE_ARCHIVED flags, branches.
+ * e per row, the int8 residual rows r (n x dim) and k2 per row, rowids, BLOB signatures, VECFILE_ARCHIVED flags, branches.
  * nother counts the store's rows of another dimension or none; tags the
  * model tags of its rows of this dimension (for tool_space_notice).
  */
@@ -41,6 +41,8 @@ struct vecfile_section {
 	size_t			 n;
 	const signed char	*c;
 	const float		*k, *e;
+	const signed char	*r;
+	const float		*k2;
 	const int64_t		*rowid;
 	const uint64_t		*sig;
 	const unsigned char	*flags;
