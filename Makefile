@@ -190,7 +190,7 @@ test-aarch64:
 	$(MAKE) --no-print-directory ARCH=aarch64 build-aarch64/thatch \
 	    $(AARCH64_UNITS:%=build-aarch64/tests/%)
 	scripts/test-aarch64 $(AARCH64_UNITS)
-AARCH64_UNITS = test_bert test_gemm test_isa test_dedup test_vecfile
+AARCH64_UNITS = test_bert test_gemm test_isa test_dedup
 
 valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
