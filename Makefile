@@ -13,6 +13,9 @@
 #   make fuzz [FUZZ_TIME=60]
 #                           build the libFuzzer harnesses (clang) and run
 #                           each for FUZZ_TIME seconds (docs/testing.md)
+#   make ARCH=aarch64       cross-build build-aarch64/thatch (and `units`)
+#   make test-aarch64       that build's short unit list and an e2e subset
+#                           under qemu-user (scripts/test-aarch64)
 #   make bench              benchmarks (bench/README.md)
 #   make install            PREFIX=/usr/local DESTDIR=
 #   make uninstall          the same files out again (same variables)
@@ -27,6 +30,21 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 
 PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
+
+PKG_CONFIG ?= pkg-config
+
+# ARCH=aarch64 cross-builds with Debian's gcc-aarch64-linux-gnu against the
+# arm64 multiarch -dev packages (dpkg --add-architecture arm64; `make deps`
+# installs both): Debian's own builds of sqlite3, jansson, utf8proc, libmd
+# and the curl and OpenBLAS headers, the same versions as the native
+# build's, with the .a files static linking needs, where building them
+# from source would pin other versions. Its objects live in build-aarch64.
+ifeq ($(ARCH),aarch64)
+CC       = aarch64-linux-gnu-gcc
+AR       = aarch64-linux-gnu-ar
+O        = build-aarch64
+PKG_CONFIG = PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig pkg-config
+endif
 
 # A sanitizer build lives in its own directory so it never mixes objects
 # with the normal build.
@@ -44,7 +62,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
            -MMD -MP -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wwrite-strings \
            -Isrc -DTHATCH_VERSION='"$(VERSION)"' \
-           $(shell pkg-config --cflags $(PKGS)) \
+           $(shell $(PKG_CONFIG) --cflags $(PKGS)) \
            $(SAN) -fno-omit-frame-pointer -pthread $(if $(DEVELOPER),-Werror)
 LDFLAGS += $(SAN) -pthread
 # libcurl and OpenBLAS are not linked: src/util/os/dl.c loads them when a
@@ -64,7 +82,7 @@ LINKED   = $(filter-out libcurl openblas,$(PKGS))
 STATIC  ?= 1
 BSTATIC  = -Wl,-Bstatic
 BDYNAMIC = -Wl,-Bdynamic
-LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell pkg-config --libs $(LINKED)) \
+LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell $(PKG_CONFIG) --libs $(LINKED)) \
            $(if $(STATIC),$(BDYNAMIC)) -ldl -lm
 
 # Every .c under a layer folder is part of the library (main.c, directly
@@ -75,7 +93,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
-BIN      = $(if $(SANITIZE),$(O)/thatch,thatch)
+BIN      = $(if $(SANITIZE)$(ARCH),$(O)/thatch,thatch)
 
 all: $(BIN)
 
@@ -148,17 +166,31 @@ check: $(BIN) units
 	    tests/run $(if $(SANITIZE),--units-only)
 
 # What CI and the README run: everything above, plus the unit tests again
-# under AddressSanitizer and UndefinedBehaviorSanitizer, and, where clang
+# under AddressSanitizer and UndefinedBehaviorSanitizer, the aarch64
+# build's short list under qemu (where the cross tools are), and, where clang
 # has libFuzzer, a short run of each fuzz harness (tests/fuzz/smoke.sh),
 # in one tally.
 test: $(BIN) units $(BENCH_BIN)
 	$(MAKE) --no-print-directory SANITIZE=address,undefined units
+	@if command -v aarch64-linux-gnu-gcc >/dev/null && \
+	    command -v qemu-aarch64 >/dev/null; then \
+	    $(MAKE) --no-print-directory test-aarch64 || exit 1; \
+	    else echo "test-aarch64: skipped (make deps installs" \
+	    "gcc-aarch64-linux-gnu and qemu-user)"; fi
 	@fz=; if FUZZ_CC=$(FUZZ_CC) tests/fuzz/smoke.sh --available; then \
 	    $(MAKE) --no-print-directory fuzzers || exit 1; \
 	    fz=$(abspath build-fuzz/fuzz); fi; \
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
 	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) \
 	    THATCH_FUZZ_DIR=$$fz tests/run
+
+# The aarch64 build's tests run under qemu-user; kept to a short list so
+# that `make test` spends ~3 minutes on them (scripts/test-aarch64).
+test-aarch64:
+	$(MAKE) --no-print-directory ARCH=aarch64 build-aarch64/thatch \
+	    $(AARCH64_UNITS:%=build-aarch64/tests/%)
+	scripts/test-aarch64 $(AARCH64_UNITS)
+AARCH64_UNITS = test_bert test_gemm test_isa test_dedup
 
 valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
@@ -191,7 +223,7 @@ deps:
 	scripts/install-deps
 
 clean:
-	rm -rf build build-san build-fuzz thatch
+	rm -rf build build-san build-fuzz build-aarch64 thatch
 
 # The skill texts are Markdown (src/text/skills/); skills.c includes the C
 # rows scripts/gen-skills makes of them.
@@ -204,6 +236,6 @@ $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
 # Everything after this point is bookkeeping.
 .PHONY: all units check test valgrind lint bench install uninstall deps clean \
-	fuzz fuzzers fuzz-bin
+	fuzz fuzzers fuzz-bin test-aarch64
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

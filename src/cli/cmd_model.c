@@ -31,6 +31,7 @@ print_info(const struct model *m)
 	printf("dtype:      %s\n", i.dtype);
 	printf("size:       %.1f MB\n", (double)i.bytes / 1e6);
 	printf("threads:    %d\n", i.threads);
+	printf("isa:        %s\n", i.isa);
 }
 
 /*

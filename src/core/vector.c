@@ -4,8 +4,10 @@
  *
  * The store's search, the dedup scan and the engines compare the same
  * vectors, so the arithmetic is written once, here: a score means the
- * same bits whoever computes it. The x86 kernels (the one #include
- * <immintrin.h> of core, their target attributes and run-time dispatch)
+ * same bits whoever computes it. The SIMD kernels (x86's, the one
+ * #include <immintrin.h> of core, with their target attributes; AArch64's
+ * NEON; and a plain C loop of independent lanes the compiler vectorises
+ * on any CPU) and their run-time dispatch on util/isa.c's ISA in effect
  * are here too, the vector file's checksum accumulator among them, so a
  * port to another instruction set touches one file.
  *
@@ -30,6 +32,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "util/isa.h"
 #include "util/xmalloc.h"
 
 /* ---- The BLOB codec (invariant 1) ---------------------------------------- */
@@ -125,34 +128,67 @@ vector_sdot(const float *a, const float *b, size_t d)
 	return s;
 }
 
+/*
+ * The portable loops sum LANES independent partial sums (index k into
+ * lane k % LANES), then the lanes and the tail: a chain the compiler can
+ * turn into vector adds, where vector_sdot's one sum in index order is a
+ * chain of dependent scalar adds.
+ */
+#define LANES	8
+
+static float
+lanes_sum(const float s[LANES])
+{
+	return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) +
+	    (s[3] + s[7]));
+}
+
+static float
+sdot_lanes(const float *a, const float *b, size_t d)
+{
+	float	s[LANES] = { 0 }, t;
+	size_t	k;
+	int	l;
+
+	for (k = 0; k + LANES <= d; k += LANES)
+		for (l = 0; l < LANES; l++)
+			s[l] += a[k + l] * b[k + l];
+	for (t = lanes_sum(s); k < d; k++)
+		t += a[k] * b[k];
+	return t;
+}
+
 static void
 dot4_plain(const float *a, size_t d, const float *b, float out[4])
 {
 	int	r;
 
 	for (r = 0; r < 4; r++)
-		out[r] = vector_sdot(a + r * d, b, d);
+		out[r] = sdot_lanes(a + r * d, b, d);
 }
 
 /*
- * Dot products of the float query with each int8 row. The AVX-512 and
- * AVX2 versions widen 16 or 8 int8 at a time to floats (GCC scalarises
- * that conversion when written with vector extensions) and are chosen at
- * run time; the plain loop is for other machines.
+ * Dot products of the float query with each int8 row. The AVX-512, AVX2
+ * and NEON versions widen 16 or 8 int8 at a time to floats (GCC
+ * scalarises that conversion when written with vector extensions) and
+ * are chosen at run time; the plain loop is for other machines.
  */
 static void
 dot_int8_plain(const float *q, const signed char *m, size_t n, int dim,
     float *out)
 {
 	size_t	r;
-	int	i;
-	float	s;
+	int	i, l;
+	float	s[LANES], t;
 
 	for (r = 0; r < n; r++, m += dim) {
-		s = 0;
-		for (i = 0; i < dim; i++)
-			s += q[i] * m[i];
-		out[r] = s;
+		memset(s, 0, sizeof(s));
+		for (i = 0; i + LANES <= dim; i += LANES)
+			for (l = 0; l < LANES; l++)
+				s[l] += q[i + l] * (float)m[i + l];
+		for (t = lanes_sum(s); i < dim; i++)
+			t += q[i] * m[i];
+		out[r] = t;
 	}
 }
 
@@ -197,7 +233,7 @@ stripes_plain(uint64_t acc[8], const uint64_t key[8], const unsigned char *p,
 		}
 }
 
-/* ---- x86 versions, chosen at run time ------------------------------------ */
+/* ---- x86-64 versions ---------------------------------------------------- */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -373,77 +409,140 @@ stripes_avx2(uint64_t acc[8], const uint64_t key[8], const unsigned char *p,
 		_mm256_storeu_si256((__m256i *)(acc + 4 * h), a[h]);
 }
 
-static bool
-has_avx2_fma(void)
+#endif
+
+/* ---- AArch64 versions (NEON: every AArch64 CPU has it) ------------------- */
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+
+/* As dot4_avx2: each 4 floats of b loaded once for four products. */
+static void
+dot4_neon(const float *a, size_t d, const float *b, float out[4])
 {
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+	float32x4_t	s0 = vdupq_n_f32(0), s1 = s0, s2 = s0, s3 = s0, y;
+	size_t		k;
+	int		r;
+
+	for (k = 0; k + 4 <= d; k += 4) {
+		y = vld1q_f32(b + k);
+		s0 = vfmaq_f32(s0, vld1q_f32(a + k), y);
+		s1 = vfmaq_f32(s1, vld1q_f32(a + d + k), y);
+		s2 = vfmaq_f32(s2, vld1q_f32(a + 2 * d + k), y);
+		s3 = vfmaq_f32(s3, vld1q_f32(a + 3 * d + k), y);
+	}
+	out[0] = vaddvq_f32(s0);
+	out[1] = vaddvq_f32(s1);
+	out[2] = vaddvq_f32(s2);
+	out[3] = vaddvq_f32(s3);
+	for (; k < d; k++)
+		for (r = 0; r < 4; r++)
+			out[r] += a[r * d + k] * b[k];
 }
 
-void
-vector_sdot4(const float *a, size_t d, const float *b, float out[4])
-{
-	if (has_avx2_fma())
-		dot4_avx2(a, d, b, out);
-	else
-		dot4_plain(a, d, b, out);
-}
-
-void
-vector_dot_int8(const float *q, const signed char *m, size_t n, int dim,
+/* Sixteen int8 widened to four vectors of floats per step, four sums. */
+static void
+dot_int8_neon(const float *q, const signed char *m, size_t n, int dim,
     float *out)
 {
-	if (__builtin_cpu_supports("avx512f"))
-		dot_int8_avx512(q, m, n, dim, out);
-	else if (has_avx2_fma())
-		dot_int8_avx2(q, m, n, dim, out);
-	else
-		dot_int8_plain(q, m, n, dim, out);
-}
+	float32x4_t	a[4];
+	int16x8_t	lo, hi;
+	int8x16_t	v;
+	size_t		r;
+	int		i;
+	float		s;
 
-void
-vector_ddot2_int8(const float *q, const signed char *a,
-    const signed char *b, int dim, double out[2])
-{
-	if (has_avx2_fma())
-		ddot2_avx2(q, a, b, dim, out);
-	else
-		ddot2_plain(q, a, b, dim, out);
-}
-
-void
-vector_stripe_sum(uint64_t acc[8], const uint64_t key[8],
-    const unsigned char *p, size_t n)
-{
-	if (__builtin_cpu_supports("avx2"))
-		stripes_avx2(acc, key, p, n);
-	else
-		stripes_plain(acc, key, p, n);
-}
-#else
-void
-vector_ddot2_int8(const float *q, const signed char *a,
-    const signed char *b, int dim, double out[2])
-{
-	ddot2_plain(q, a, b, dim, out);
-}
-
-void
-vector_sdot4(const float *a, size_t d, const float *b, float out[4])
-{
-	dot4_plain(a, d, b, out);
-}
-
-void
-vector_dot_int8(const float *q, const signed char *m, size_t n, int dim,
-    float *out)
-{
-	dot_int8_plain(q, m, n, dim, out);
-}
-
-void
-vector_stripe_sum(uint64_t acc[8], const uint64_t key[8],
-    const unsigned char *p, size_t n)
-{
-	stripes_plain(acc, key, p, n);
+	for (r = 0; r < n; r++, m += dim) {
+		a[0] = a[1] = a[2] = a[3] = vdupq_n_f32(0);
+		for (i = 0; i + 16 <= dim; i += 16) {
+			v = vld1q_s8(m + i);
+			lo = vmovl_s8(vget_low_s8(v));
+			hi = vmovl_high_s8(v);
+			a[0] = vfmaq_f32(a[0], vld1q_f32(q + i), vcvtq_f32_s32(
+			    vmovl_s16(vget_low_s16(lo))));
+			a[1] = vfmaq_f32(a[1], vld1q_f32(q + i + 4),
+			    vcvtq_f32_s32(vmovl_high_s16(lo)));
+			a[2] = vfmaq_f32(a[2], vld1q_f32(q + i + 8),
+			    vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))));
+			a[3] = vfmaq_f32(a[3], vld1q_f32(q + i + 12),
+			    vcvtq_f32_s32(vmovl_high_s16(hi)));
+		}
+		s = vaddvq_f32(vaddq_f32(vaddq_f32(a[0], a[1]),
+		    vaddq_f32(a[2], a[3])));
+		for (; i < dim; i++)
+			s += q[i] * m[i];
+		out[r] = s;
+	}
 }
 #endif
+
+/* ---- Dispatch on the ISA in effect (util/isa.c) -------------------------- */
+
+void
+vector_sdot4(const float *a, size_t d, const float *b, float out[4])
+{
+	switch (isa_current()) {
+#if defined(__x86_64__) && defined(__GNUC__)
+	case ISA_AVX512:	/* no wider version: a row is 1.5 KB */
+	case ISA_AVX2:
+		dot4_avx2(a, d, b, out);
+		return;
+#endif
+#if defined(__aarch64__)
+	case ISA_NEON:
+		dot4_neon(a, d, b, out);
+		return;
+#endif
+	default:
+		dot4_plain(a, d, b, out);
+	}
+}
+
+void
+vector_dot_int8(const float *q, const signed char *m, size_t n, int dim,
+    float *out)
+{
+	switch (isa_current()) {
+#if defined(__x86_64__) && defined(__GNUC__)
+	case ISA_AVX512:
+		dot_int8_avx512(q, m, n, dim, out);
+		return;
+	case ISA_AVX2:
+		dot_int8_avx2(q, m, n, dim, out);
+		return;
+#endif
+#if defined(__aarch64__)
+	case ISA_NEON:
+		dot_int8_neon(q, m, n, dim, out);
+		return;
+#endif
+	default:
+		dot_int8_plain(q, m, n, dim, out);
+	}
+}
+
+void
+vector_stripe_sum(uint64_t acc[8], const uint64_t key[8],
+    const unsigned char *p, size_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (isa_current() == ISA_AVX2 || isa_current() == ISA_AVX512) {
+		stripes_avx2(acc, key, p, n);
+		return;
+	}
+#endif
+	stripes_plain(acc, key, p, n);
+}
+
+void
+vector_ddot2_int8(const float *q, const signed char *a,
+    const signed char *b, int dim, double out[2])
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (isa_current() == ISA_AVX2 || isa_current() == ISA_AVX512) {
+		ddot2_avx2(q, a, b, dim, out);
+		return;
+	}
+#endif
+	ddot2_plain(q, a, b, dim, out);
+}

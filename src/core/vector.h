@@ -40,8 +40,8 @@ double		 vector_cosine(const float *a, double na, const float *b,
  * Approximate scores (single-precision sums, for choosing which pairs or
  * rows get an exact cosine). vector_sdot sums a_k b_k in float in index
  * order. vector_sdot4 puts in out[r] the product of row a + r * d (r < 4)
- * with b: vector_sdot's value, or on a machine with AVX2 and FMA the same
- * sum in another order.
+ * with b: the same sum in an order that depends on the ISA in effect
+ * (util/isa.h: independent lanes summed last, on every ISA).
  */
 float		 vector_sdot(const float *a, const float *b, size_t d);
 void		 vector_sdot4(const float *a, size_t d, const float *b,
@@ -49,8 +49,8 @@ void		 vector_sdot4(const float *a, size_t d, const float *b,
 
 /*
  * out[r] = the float dot of q with int8 row r of m (n rows of dim,
- * row-major), summed in an order that depends on the machine (AVX-512,
- * AVX2 with FMA, or plain).
+ * row-major), summed in an order that depends on the ISA in effect
+ * (util/isa.h: AVX-512, AVX2 with FMA, NEON, or plain).
  */
 void		 vector_dot_int8(const float *q, const signed char *m,
 		    size_t n, int dim, float *out);

@@ -4,9 +4,10 @@
  * with onnxruntime, to within 1e-5 per component.
  *
  * Knows tensors and shapes, not tokens or files. Matrix products go
- * through gemm.c's packed kernels on any CPU with AVX2 and FMA; without
- * them CBLAS (OpenBLAS, then loaded at bert_new) multiplies the weights
- * in place. Everything else is plain loops.
+ * through gemm.c's packed kernels (for the ISA in effect, util/isa.c: on
+ * any CPU, in plain C where it has no SIMD kernels), or, when a test asks,
+ * CBLAS (OpenBLAS, then loaded at bert_new) multiplies the weights in
+ * place. Everything else is loops over GCC's vector types.
  *  1. Weights are row-major [out, in] as PyTorch stores them, so every
  *     linear layer is one X . W^T product. bert_new packs each layer's
  *     matrices once (pack_layers; Q, K and V as one) or maps the packed
@@ -44,6 +45,7 @@
 #include "embed/packcache.h"
 #include "embed/st.h"
 #include "util/err.h"
+#include "util/isa.h"
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -416,16 +418,19 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 	struct bert	*b;
 	const char	*prefix;
 	bool		 in_place;
+	enum isa	 isa;
 	int		 l, rc = -1;
 
 	*out = NULL;
 	b = xcalloc(1, sizeof(*b));
 	b->cfg = *cfg;
 	b->threads = threads < 1 ? 1 : threads;
+	if (kernels == BERT_KERNELS_BEST && isa_select(&isa, err) != 0)
+		goto out;
 	if (kernels != BERT_KERNELS_CBLAS)
-		b->gemm = gemm_new(b->threads, kernels == BERT_KERNELS_AVX2 ?
-		    GEMM_AVX2 : GEMM_AVX512);
-	if (b->gemm == NULL && blas_open(err) != 0)
+		b->gemm = gemm_new(b->threads, kernels == BERT_KERNELS_BEST ?
+		    isa : ISA_GENERIC);
+	else if (blas_open(err) != 0)
 		goto out;
 	b->layer = xcalloc((size_t)cfg->layers, sizeof(*b->layer));
 	prefix = st_find(st, "bert.embeddings.word_embeddings.weight") ?
@@ -468,6 +473,12 @@ bert_new(const struct st *st, const struct bert_config *cfg, int threads,
 out:
 	bert_free(b);
 	return rc;
+}
+
+const char *
+bert_kernels_name(const struct bert *b)
+{
+	return b->gemm != NULL ? isa_name(gemm_isa(b->gemm)) : "cblas";
 }
 
 void
@@ -569,8 +580,9 @@ _Static_assert(sizeof(vf) == 16 * sizeof(float), "scores_ld's vectors");
 #define VINLINE	static inline __attribute__((always_inline))
 /* clang checks the vector ABI of each call before it inlines, and refuses
  * one from an avx512f clone to a helper built without it: under clang the
- * kernels build once, for the baseline ISA (GCC's default clone) */
-#ifdef __clang__
+ * kernels build once, for the baseline ISA (GCC's default clone). Off
+ * x86-64 there is nothing to clone for: AArch64's baseline is NEON. */
+#if defined(__clang__) || !defined(__x86_64__)
 #define CLONES
 #else
 #define CLONES	__attribute__((target_clones("avx512f", "avx2", "default")))

@@ -39,14 +39,14 @@ int	bert_config_parse(const struct json_t *, const char *path,
 struct bert;
 
 /*
- * Which code multiplies: the best gemm.c kernels the CPU has (the only
- * choice outside tests), gemm.c's AVX2 kernels even where AVX-512 exists,
- * or CBLAS, as on a CPU without AVX2 and FMA. The tests embed the
- * fixtures with each, so that every path is checked on any CI machine.
+ * Which code multiplies: gemm.c's kernels for the ISA in effect
+ * (util/isa.h's isa_select: the best the CPU has, or THATCH_ISA's; the
+ * only choice outside tests), gemm.c's plain C kernels, or CBLAS. The
+ * tests embed the fixtures with each, and with every ISA the CPU has.
  */
 enum bert_kernels {
 	BERT_KERNELS_BEST,
-	BERT_KERNELS_AVX2,
+	BERT_KERNELS_GENERIC,
 	BERT_KERNELS_CBLAS,
 };
 
@@ -64,6 +64,10 @@ int	bert_new(const struct st *, const struct bert_config *, int threads,
 	    enum bert_kernels, const char *pack_path, struct bert **,
 	    struct err *);
 void	bert_free(struct bert *);
+
+/* What multiplies: the ISA of gemm.c's kernels (util/isa.h's name), or
+ * "cblas". */
+const char	*bert_kernels_name(const struct bert *);
 
 /*
  * Whether the weights b reads from files are still the files' (st_intact,

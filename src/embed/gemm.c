@@ -1,8 +1,9 @@
 /*
  * gemm.c — the encoder's matrix products: X . W^T for the linear layers
  * over weights packed once at load, attention's X . V, and the pool of
- * persistent threads they run on. AVX-512 or AVX2 kernels, chosen at run
- * time.
+ * persistent threads they run on. The kernels (AVX-512 or AVX2 in
+ * gemm_x86.c, NEON in gemm_neon.c, plain C in gemm_plain.c) are chosen at
+ * run time (util/isa.c); this file is the same on every CPU.
  *
  * Why packed: PyTorch stores a linear layer's W row-major [out, in], so
  * each output is a dot product along a row of W, ending in a horizontal
@@ -72,13 +73,14 @@
  *     differs.
  */
 #include "embed/gemm.h"
+#include "embed/gemm_int.h"
 
-#include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -102,15 +104,17 @@
 /* g->state: generation << 32 | STATE_CLOSED | workers in the job */
 #define STATE_CLOSED	0x80000000u
 #define STATE_WORKERS	0x7fffffffu
-#define MR512		12	/* rows of X per AVX-512 tile: 24 zmm sums */
-#define MR256		3	/* rows of X per AVX2 tile: 12 ymm sums */
-/*
- * Columns of a W panel (128 bytes each) that the kernels prefetch ahead:
- * 4 KB, the next page, which the hardware's prefetchers (confined to a
- * page) do not reach. With weights coming from L3 or memory this took an
- * 8-token text's products from 2.4 to 2.0 ms (bench/README.md b101).
- */
-#define PF_COLUMNS	32
+/* A spinning thread's hint to the core (x86 pause, AArch64 yield): it
+ * frees the pipeline for the sibling hyperthread and saves power. */
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
 
 /* One thread's run of a job's items: [next, end) are still to take. */
 struct run {
@@ -143,7 +147,7 @@ struct job {
 };
 
 struct gemm {
-	enum gemm_isa		 isa;
+	const struct gemm_kernels *kern;
 	int			 mr;		/* rows of X per tile */
 	float			*xp;		/* [max][xp_cap]: X in panels,
 						   one copy per thread */
@@ -161,171 +165,6 @@ struct gemm {
 	struct pace		 pace;
 	struct job		 job;
 };
-
-/*
- * One product: X times W's panels, into Y. The kernels read x[i][j] at
- * xr[i * xi + j * xs]: from X's panels (thread t's copy at xp + t *
- * xp_stride, xi = k, xs = MR, made once as packed[t] records) or from X
- * transposed in place (xp NULL, xr = X^T, xi = 1, xs = its leading
- * dimension).
- */
-struct np {
-	const float		*x;
-	float			*xp;
-	size_t			 xp_stride;
-	bool			*packed;
-	const float		*xr;
-	size_t			 xi, xs;
-	const struct gemm_mat	*w;
-	const float		*bias;		/* [w->out] or NULL */
-	gemm_post_fn		*post;		/* or NULL */
-	float			*y;
-	int			 ldx, ldy, n, mr;
-	enum gemm_isa		 isa;
-};
-
-#define INLINE	static inline __attribute__((always_inline))
-
-/* The two cache lines of a panel's column at p (past the end is harmless:
- * a prefetch does not fault). */
-INLINE void
-prefetch_column(const float *p)
-{
-	_mm_prefetch((const char *)p, _MM_HINT_T0);
-	_mm_prefetch((const char *)(p + 16), _MM_HINT_T0);
-}
-
-/* ---- AVX-512: tiles of 12 rows of X by one panel of 32 outputs ---- */
-
-#define A512	__attribute__((target("avx512f")))
-
-/*
- * Y[0 .. ti)[0 .. 32) = Xp . Wp + (b0, b1) for one panel of each; m0 and
- * m1 mask the outputs that exist in the panel's two halves. mr (a
- * constant where inlined: 4, 8 or 12, >= ti) is how many of the panel's
- * rows are multiplied, so a short text does not pay for padding rows.
- */
-INLINE A512 void
-tile512(const struct np *a, const float *xp, const float *wp, float *y,
-    int ti, __mmask16 m0, __mmask16 m1, __m512 b0, __m512 b1, const int mr)
-{
-	__m512	acc[MR512][2], w0, w1, xb;
-	float	*yr;
-	int	r, j, k = a->w->k;
-
-#pragma GCC unroll 12
-	for (r = 0; r < mr; r++)
-		acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-	for (j = 0; j < k; j++) {
-		prefetch_column(wp + (size_t)(j + PF_COLUMNS) * GEMM_NR);
-		w0 = _mm512_load_ps(wp + (size_t)j * GEMM_NR);
-		w1 = _mm512_load_ps(wp + (size_t)j * GEMM_NR + 16);
-#pragma GCC unroll 12
-		for (r = 0; r < mr; r++) {
-			xb = _mm512_set1_ps(xp[(size_t)j * a->xs + r]);
-			acc[r][0] = _mm512_fmadd_ps(xb, w0, acc[r][0]);
-			acc[r][1] = _mm512_fmadd_ps(xb, w1, acc[r][1]);
-		}
-	}
-	for (r = 0; r < ti; r++) {
-		yr = y + (size_t)r * a->ldy;
-		_mm512_mask_storeu_ps(yr, m0, _mm512_add_ps(acc[r][0], b0));
-		_mm512_mask_storeu_ps(yr + 16, m1, _mm512_add_ps(acc[r][1],
-		    b1));
-	}
-}
-
-static A512 void
-panel512(const struct np *a, const float *xr, int p)
-{
-	const int	 k = a->w->k, live = a->w->out - p * GEMM_NR;
-	const float	*wp = a->w->data + (size_t)p * k * GEMM_NR, *xp;
-	__mmask16	 m0, m1;
-	__m512		 b0, b1;
-	float		*y;
-	int		 i, ti;
-
-	m0 = (__mmask16)(live >= 16 ? 0xffff : (1u << live) - 1);
-	m1 = (__mmask16)(live >= 32 ? 0xffff : live <= 16 ? 0 :
-	    (1u << (live - 16)) - 1);
-	b0 = b1 = _mm512_setzero_ps();
-	if (a->bias != NULL) {
-		b0 = _mm512_maskz_loadu_ps(m0, a->bias + p * GEMM_NR);
-		b1 = _mm512_maskz_loadu_ps(m1, a->bias + p * GEMM_NR + 16);
-	}
-	for (i = 0; i < a->n; i += MR512) {
-		xp = xr + (size_t)i * a->xi;
-		y = a->y + (size_t)i * a->ldy + p * GEMM_NR;
-		ti = a->n - i < MR512 ? a->n - i : MR512;
-		if (ti > 8)
-			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 12);
-		else if (ti > 4)
-			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 8);
-		else
-			tile512(a, xp, wp, y, ti, m0, m1, b0, b1, 4);
-	}
-}
-
-/* ---- AVX2 + FMA: tiles of 3 rows of X by one panel of 32 outputs ---- */
-
-#define A256	__attribute__((target("avx2,fma")))
-
-INLINE A256 void
-tile256(const struct np *a, const float *xp, const float *wp, float *y,
-    int ti, const __m256i *mask, const __m256 *bias)
-{
-	__m256	acc[MR256][4], w[4], xb;
-	float	*yr;
-	int	r, c, j, k = a->w->k;
-
-#pragma GCC unroll 4
-	for (r = 0; r < MR256; r++)
-#pragma GCC unroll 4
-		for (c = 0; c < 4; c++)
-			acc[r][c] = _mm256_setzero_ps();
-	for (j = 0; j < k; j++) {
-		prefetch_column(wp + (size_t)(j + PF_COLUMNS) * GEMM_NR);
-#pragma GCC unroll 4
-		for (c = 0; c < 4; c++)
-			w[c] = _mm256_load_ps(wp + (size_t)j * GEMM_NR + 8 * c);
-#pragma GCC unroll 4
-		for (r = 0; r < MR256; r++) {
-			xb = _mm256_broadcast_ss(xp + (size_t)j * a->xs + r);
-#pragma GCC unroll 4
-			for (c = 0; c < 4; c++)
-				acc[r][c] = _mm256_fmadd_ps(xb, w[c],
-				    acc[r][c]);
-		}
-	}
-	for (r = 0; r < ti; r++) {
-		yr = y + (size_t)r * a->ldy;
-		for (c = 0; c < 4; c++)
-			_mm256_maskstore_ps(yr + 8 * c, mask[c],
-			    _mm256_add_ps(acc[r][c], bias[c]));
-	}
-}
-
-static A256 void
-panel256(const struct np *a, const float *xr, int p)
-{
-	const int	k = a->w->k, live = a->w->out - p * GEMM_NR;
-	__m256i		mask[4];
-	__m256		bias[4];
-	int		i, c;
-
-	for (c = 0; c < 4; c++) {
-		mask[c] = _mm256_cmpgt_epi32(_mm256_set1_epi32(live - 8 * c),
-		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-		bias[c] = a->bias == NULL ? _mm256_setzero_ps() :
-		    _mm256_maskload_ps(a->bias + p * GEMM_NR + 8 * c,
-		    mask[c]);
-	}
-	for (i = 0; i < a->n; i += MR256)
-		tile256(a, xr + (size_t)i * a->xi, a->w->data +
-		    (size_t)p * k * GEMM_NR, a->y + (size_t)i * a->ldy +
-		    p * GEMM_NR, a->n - i < MR256 ? a->n - i : MR256, mask,
-		    bias);
-}
 
 /* ---- the pool ---- */
 
@@ -396,7 +235,7 @@ worker_main(void *arg)
 		for (spin = 0; spin < GEMM_SPIN &&
 		    atomic_load_explicit(&g->gen, memory_order_acquire) ==
 		    seen; spin++)
-			_mm_pause();
+			cpu_relax();
 		pthread_mutex_lock(&g->mu);
 		while (atomic_load(&g->gen) == seen && !g->quit)
 			pthread_cond_wait(&g->go, &g->mu);
@@ -448,18 +287,37 @@ runs_set(struct job *j, int items, int threads)
 	}
 }
 
+/* isa's kernels, or the plain ones where this build or CPU lacks it. */
+static const struct gemm_kernels *
+kernels_for(enum isa isa)
+{
+	const struct gemm_kernels	*k = NULL;
+
+	if (isa_available(isa))
+		switch (isa) {
+		case ISA_AVX512:
+			k = gemm_kernels_avx512;
+			break;
+		case ISA_AVX2:
+			k = gemm_kernels_avx2;
+			break;
+		case ISA_NEON:
+			k = gemm_kernels_neon;
+			break;
+		default:
+			break;
+		}
+	return k != NULL ? k : gemm_kernels_plain;
+}
+
 struct gemm *
-gemm_new(int threads, enum gemm_isa max)
+gemm_new(int threads, enum isa isa)
 {
 	struct gemm	*g;
 
-	__builtin_cpu_init();
-	if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
-		return NULL;
 	g = xcalloc(1, sizeof(*g));
-	g->isa = max >= GEMM_AVX512 && __builtin_cpu_supports("avx512f") ?
-	    GEMM_AVX512 : GEMM_AVX2;
-	g->mr = g->isa == GEMM_AVX512 ? MR512 : MR256;
+	g->kern = kernels_for(isa);
+	g->mr = g->kern->mr;
 	g->max = threads < 1 ? 1 : threads;
 	g->started = -1;
 	g->job.runs = xaligned_alloc(64, (size_t)g->max *
@@ -495,10 +353,10 @@ gemm_free(struct gemm *g)
 	free(g);
 }
 
-enum gemm_isa
+enum isa
 gemm_isa(const struct gemm *g)
 {
-	return g->isa;
+	return g->kern->isa;
 }
 
 static long long
@@ -519,7 +377,7 @@ wait_workers(struct gemm *g, long long closed)
 
 	for (spin = 0; (atomic_load(&g->state) & STATE_WORKERS) != 0;
 	    spin++) {
-		_mm_pause();
+		cpu_relax();
 		if ((spin & 63) == 63 && now_ns() - closed > GEMM_CLOSE_NS)
 			break;
 	}
@@ -750,89 +608,17 @@ gemm_pack_matches(const struct gemm_mat *m, const float *const *parts,
 
 /* ---- products ---- */
 
-/* One panel of MR256 rows of X from src (NULL rows are padding). */
-static void
-xp_panel256(float *dst, const float *const *src, int k)
-{
-	int	j, r;
-
-	for (j = 0; j < k; j++)
-		for (r = 0; r < MR256; r++)
-			*dst++ = src[r] != NULL ? src[r][j] : 0;
-}
-
-/*
- * One panel of MR512 rows of X from src (NULL rows are padding), sixteen
- * columns at a time: the rows' sixteen floats are transposed in registers
- * (16 x 16, the last four rows zero) and each column's MR512 floats
- * stored in order, where an element-wise copy would cost a load and a
- * store per float (12% of a 250-token embedding, P's panels included).
- */
-static A512 void
-xp_panel512(float *dst, const float *const *src, int k)
-{
-	__m512		 r[16], a[16], b[16], c0, c1, c2, c3;
-	__mmask16	 m;
-	int		 j, i, n;
-
-	for (j = 0; j < k; j += 16) {
-		n = k - j < 16 ? k - j : 16;
-		m = (__mmask16)((1u << n) - 1);
-		for (i = 0; i < 16; i++)
-			r[i] = i < MR512 && src[i] != NULL ?
-			    _mm512_maskz_loadu_ps(m, src[i] + j) :
-			    _mm512_setzero_ps();
-		for (i = 0; i < 8; i++) {
-			a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-			a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i],
-			    r[2 * i + 1]);
-		}
-		/* b[4i + c]: rows 4i .. 4i + 3 of column 4L + c in lane L */
-		for (i = 0; i < 4; i++) {
-#define PD(v)	_mm512_castps_pd(v)
-#define PS(v)	_mm512_castpd_ps(v)
-			b[4 * i] = PS(_mm512_unpacklo_pd(PD(a[4 * i]),
-			    PD(a[4 * i + 2])));
-			b[4 * i + 1] = PS(_mm512_unpackhi_pd(PD(a[4 * i]),
-			    PD(a[4 * i + 2])));
-			b[4 * i + 2] = PS(_mm512_unpacklo_pd(PD(a[4 * i + 1]),
-			    PD(a[4 * i + 3])));
-			b[4 * i + 3] = PS(_mm512_unpackhi_pd(PD(a[4 * i + 1]),
-			    PD(a[4 * i + 3])));
-#undef PS
-#undef PD
-		}
-		/* column 4L + c: lane L of b[c], b[4 + c], b[8 + c], b[12 + c] */
-		for (i = 0; i < 4; i++) {
-			c0 = _mm512_shuffle_f32x4(b[i], b[4 + i], 0x88);
-			c1 = _mm512_shuffle_f32x4(b[i], b[4 + i], 0xdd);
-			c2 = _mm512_shuffle_f32x4(b[8 + i], b[12 + i], 0x88);
-			c3 = _mm512_shuffle_f32x4(b[8 + i], b[12 + i], 0xdd);
-			r[i] = _mm512_shuffle_f32x4(c0, c2, 0x88);
-			r[4 + i] = _mm512_shuffle_f32x4(c1, c3, 0x88);
-			r[8 + i] = _mm512_shuffle_f32x4(c0, c2, 0xdd);
-			r[12 + i] = _mm512_shuffle_f32x4(c1, c3, 0xdd);
-		}
-		for (i = 0; i < n; i++)
-			_mm512_mask_storeu_ps(dst + (size_t)(j + i) * MR512,
-			    (1u << MR512) - 1, r[i]);
-	}
-}
-
 /* X's panel q into dst (invariant 2). */
 static void
 xp_panel(const struct np *a, int q, float *dst)
 {
-	const float	*src[MR512];
+	const float	*src[GEMM_MR_MAX];
 	int		 r, mr = a->mr;
 
 	for (r = 0; r < mr; r++)
 		src[r] = q * mr + r < a->n ?
 		    a->x + (size_t)(q * mr + r) * a->ldx : NULL;
-	if (a->isa == GEMM_AVX512)
-		xp_panel512(dst, src, a->w->k);
-	else
-		xp_panel256(dst, src, a->w->k);
+	a->kern->xp_panel(dst, src, a->w->k);
 }
 
 static int x_panels(const struct np *);
@@ -857,10 +643,7 @@ np_item(void *arg, int p, int t)
 		}
 		xr = xp;
 	}
-	if (a->isa == GEMM_AVX512)
-		panel512(a, xr, p);
-	else
-		panel256(a, xr, p);
+	a->kern->panel(a, xr, p);
 	if (a->post != NULL)
 		a->post(a->y + p * GEMM_NR, a->n, a->w->out - p * GEMM_NR <
 		    GEMM_NR ? a->w->out - p * GEMM_NR : GEMM_NR, a->ldy);
@@ -887,7 +670,7 @@ gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
 	struct np	a = { .x = x, .xp = xp, .packed = &packed,
 			    .xi = (size_t)m->k, .xs = (size_t)g->mr, .w = m,
 			    .y = y, .ldx = ldx, .ldy = ldy, .n = n,
-			    .mr = g->mr, .isa = g->isa };
+			    .mr = g->mr, .kern = g->kern };
 	int		p;
 
 	for (p = 0; p < panels(m->out); p++)
@@ -897,7 +680,8 @@ gemm_np_here(const struct gemm *g, float *xp, const float *x, int ldx,
 int
 gemm_tn_cols(int n)
 {
-	return (n + MR512 - 1) / MR512 * MR512;	/* MR256 divides MR512 */
+	/* every ISA's rows per tile divide GEMM_MR_MAX */
+	return (n + GEMM_MR_MAX - 1) / GEMM_MR_MAX * GEMM_MR_MAX;
 }
 
 void
@@ -906,7 +690,7 @@ gemm_tn_here(const struct gemm *g, const float *xt, int ldxt, int n,
 {
 	struct np	a = { .xr = xt, .xi = 1, .xs = (size_t)ldxt, .w = m,
 			    .y = y, .ldy = ldy, .n = n, .mr = g->mr,
-			    .isa = g->isa };
+			    .kern = g->kern };
 	int		p;
 
 	for (p = 0; p < panels(m->out); p++)
@@ -920,7 +704,8 @@ gemm_np(struct gemm *g, int threads, const float *x, int ldx, int n,
 {
 	struct np	a = { .x = x, .w = m, .bias = bias, .post = post,
 			    .y = y, .ldx = ldx,
-			    .ldy = ldy, .n = n, .mr = g->mr, .isa = g->isa };
+			    .ldy = ldy, .n = n, .mr = g->mr,
+			    .kern = g->kern };
 	/* a whole number of cache lines, so each copy starts on one */
 	size_t		need = (gemm_xp_floats(g, n, m->k) + 15) / 16 * 16;
 

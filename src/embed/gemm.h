@@ -4,28 +4,24 @@
 
 #include <stddef.h>
 
+#include "util/isa.h"
+
 /* A pool of threads - 1 workers plus the calling thread. */
 struct gemm;
-
-/* The widest kernels a pool may use; it uses the best the CPU has. */
-enum gemm_isa {
-	GEMM_AVX2,		/* AVX2 with FMA */
-	GEMM_AVX512,		/* AVX-512F */
-};
 
 /* Rows of W per packed panel. */
 #define GEMM_NR		32
 
 /*
- * A pool for up to threads threads (>= 1) with kernels no wider than max;
- * workers start on the first product that uses them. Returns NULL when
- * this CPU lacks AVX2 with FMA: the caller then multiplies with CBLAS.
+ * A pool for up to threads threads (>= 1) with isa's kernels (the plain C
+ * ones where isa is not available: isa_available); workers start on the
+ * first product that uses them.
  */
-struct gemm	*gemm_new(int threads, enum gemm_isa max);
+struct gemm	*gemm_new(int threads, enum isa isa);
 void		 gemm_free(struct gemm *);
 
 /* The kernels in use. */
-enum gemm_isa	 gemm_isa(const struct gemm *);
+enum isa	 gemm_isa(const struct gemm *);
 
 /*
  * A weight matrix W [out, k] packed for gemm_np: panels of GEMM_NR rows,

@@ -487,6 +487,7 @@ model_describe(const struct model *m, struct model_info *info)
 	info->threads = m->threads;
 	info->dtype = big ? st_dtype_name(big->dtype) : "F32";
 	info->bytes = (long long)m->st->size;
+	info->isa = bert_kernels_name(m->bert);
 }
 
 /* The token ids of text (the query prefix first for EMBED_QUERY) into

@@ -73,6 +73,7 @@ struct model_info {
 	int		 dim, layers, heads, max_tokens, threads;
 	const char	*dtype;		/* of the largest tensor: F32, ... */
 	long long	 bytes;		/* size of model.safetensors */
+	const char	*isa;		/* bert_kernels_name */
 };
 
 void	model_describe(const struct model *, struct model_info *);

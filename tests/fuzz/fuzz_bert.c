@@ -8,7 +8,7 @@
  * rest are the token ids, one byte each (modulo the vocabulary of 16).
  *
  * Properties (bert.h): the embedding is finite and of unit length; gemm.c's
- * kernels agree with CBLAS to within 1e-3 per component (test_bert holds
+ * kernels (the ISA in effect's, or the plain C ones) agree with CBLAS to within 1e-3 per component (test_bert holds
  * both to transformers.js's vectors at 1e-5 on the real shape).
  */
 #include <math.h>

@@ -2,9 +2,10 @@
  * test_bert.c — the tiny random BERT gives transformers.js's vectors to
  * within 1e-5 per component, as passages (the first process: weights
  * packed in memory) and as queries (a later one: the packed copy mapped
- * from the cache), through model_open/model_embed, and again with the
- * AVX2 kernels and with CBLAS, which other CPUs would use; a packed copy
- * that is
+ * from the cache), through model_open/model_embed, and again with every
+ * ISA's kernels this CPU has (THATCH_ISA forcing each, generic included)
+ * and with CBLAS; an unknown or unavailable THATCH_ISA is refused with a
+ * reason; a packed copy that is
  * damaged, cut short or cannot be written costs time, never a wrong
  * vector, even when it is cut under a running process; a model file cut
  * under one fails the call with a reason, not SIGBUS; and a model folder that is not a BERT encoder is refused with a
@@ -23,6 +24,7 @@
 #include "embed/model.h"
 #include "util/err.h"
 #include "util/fileio.h"
+#include "util/isa.h"
 #include "util/jsonx.h"
 #include "util/path.h"
 #include "util/sbuf.h"
@@ -123,14 +125,47 @@ test_query_vectors_match_transformers_js(void)
 	    BERT_KERNELS_BEST);
 }
 
-/* Where AVX-512 is absent these repeat the tests above: still true. */
+/* Each ISA's kernels as THATCH_ISA forces them: every path this CPU has. */
 static void
-test_avx2_kernels_match_transformers_js(void)
+test_every_isa_matches_transformers_js(void)
 {
+	int	i;
+
+	for (i = 0; i < ISA_COUNT; i++) {
+		if (!isa_available((enum isa)i))
+			continue;
+		printf("THATCH_ISA=%s\n", isa_name((enum isa)i));
+		setenv("THATCH_ISA", isa_name((enum isa)i), 1);
+		check_vectors("fixtures/embed/expected/passages.json",
+		    EMBED_PASSAGE, BERT_KERNELS_BEST);
+		check_vectors("fixtures/embed/expected/queries.json",
+		    EMBED_QUERY, BERT_KERNELS_BEST);
+	}
+	unsetenv("THATCH_ISA");
 	check_vectors("fixtures/embed/expected/passages.json", EMBED_PASSAGE,
-	    BERT_KERNELS_AVX2);
-	check_vectors("fixtures/embed/expected/queries.json", EMBED_QUERY,
-	    BERT_KERNELS_AVX2);
+	    BERT_KERNELS_GENERIC);
+}
+
+/* A name nobody knows, and one this machine cannot run, fail the load. */
+static void
+test_unavailable_isa_is_refused(void)
+{
+	const char	*bad[] = { "vax", "" };
+	struct model	*m;
+	struct err	 err;
+	int		 i;
+
+	for (i = ISA_GENERIC; i < ISA_COUNT; i++)
+		if (!isa_available((enum isa)i))
+			bad[1] = isa_name((enum isa)i);
+	for (i = 0; i < 2 && *bad[i] != '\0'; i++) {
+		setenv("THATCH_ISA", bad[i], 1);
+		m = open_model(TINY, &err);
+		CHECK(m == NULL);
+		CHECK(strstr(err.msg, "THATCH_ISA=") != NULL);
+		model_close(m);
+	}
+	unsetenv("THATCH_ISA");
 }
 
 static void
@@ -427,7 +462,8 @@ test_cleanup(void)
 CHECK_MAIN(
 	TEST(test_passage_vectors_match_transformers_js),
 	TEST(test_query_vectors_match_transformers_js),
-	TEST(test_avx2_kernels_match_transformers_js),
+	TEST(test_every_isa_matches_transformers_js),
+	TEST(test_unavailable_isa_is_refused),
 	TEST(test_cblas_matches_transformers_js),
 	TEST(test_tag_and_dimension),
 	TEST(test_packed_weights_are_kept_for_the_next_process),
