@@ -4,6 +4,9 @@
 #   make check              unit tests + end-to-end tests (tests/run)
 #   make check SANITIZE=address,undefined
 #                           the same under ASan + UBSan (separate build dir)
+#   make check-portable     the POSIX path (PORTABLE=1, build-portable/):
+#                           no Linux-only call, and the units and the
+#                           sideband/hook/MCP/setup e2e tests pass
 #   make valgrind           unit tests and a long MCP session under valgrind
 #   make lint               headers compile alone, includes point down, no
 #                           banned functions (scripts/lint); then the shape
@@ -28,6 +31,25 @@ BINDIR  ?= $(PREFIX)/bin
 
 PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
 
+# Issue 26 (platforms): PORTABLE=1 builds src/util/os/plat_posix.c instead
+# of plat_linux.c (no Linux-only call compiled in; scripts/check-portable
+# proves it with nm) in build-portable/, the macOS code path tested here.
+ifneq ($(PORTABLE),)
+O       ?= build-portable
+CFLAGS  += -DTHATCH_PORTABLE
+endif
+# Static linking of the small libraries is GNU ld's -Bstatic; elsewhere
+# (Apple's ld) they link dynamically, the platform's way.
+GNU_LD  := $(shell $(CC) -Wl,--version 2>/dev/null | grep -q 'GNU' && echo 1)
+# Homebrew keeps sqlite, curl and openblas out of its prefix (keg-only):
+# their .pc files are found where it puts them (make 3.81, Apple's, does
+# not export to $(shell), hence the variable on the command).
+PKG_CONFIG = pkg-config
+ifeq ($(shell uname -s),Darwin)
+BREW      := $(shell brew --prefix 2>/dev/null)
+PKG_CONFIG = PKG_CONFIG_PATH=$(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/curl/lib/pkgconfig:$(BREW)/opt/openblas/lib/pkgconfig:$$PKG_CONFIG_PATH pkg-config
+endif
+
 # A sanitizer build lives in its own directory so it never mixes objects
 # with the normal build.
 ifneq ($(SANITIZE),)
@@ -44,7 +66,7 @@ CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) \
            -MMD -MP -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wwrite-strings \
            -Isrc -DTHATCH_VERSION='"$(VERSION)"' \
-           $(shell pkg-config --cflags $(PKGS)) \
+           $(shell $(PKG_CONFIG) --cflags $(PKGS)) \
            $(SAN) -fno-omit-frame-pointer -pthread $(if $(DEVELOPER),-Werror)
 LDFLAGS += $(SAN) -pthread
 # libcurl and OpenBLAS are not linked: src/util/os/dl.c loads them when a
@@ -61,10 +83,10 @@ LDFLAGS += $(SAN) -pthread
 $(O)/src/embed/bert.o: CFLAGS += -Wno-psabi -ffp-contract=fast
 
 LINKED   = $(filter-out libcurl openblas,$(PKGS))
-STATIC  ?= 1
+STATIC  ?= $(GNU_LD)
 BSTATIC  = -Wl,-Bstatic
 BDYNAMIC = -Wl,-Bdynamic
-LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell pkg-config --libs $(LINKED)) \
+LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell $(PKG_CONFIG) --libs $(LINKED)) \
            $(if $(STATIC),$(BDYNAMIC)) -ldl -lm
 
 # Every .c under a layer folder is part of the library (main.c, directly
@@ -75,7 +97,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
-BIN      = $(if $(SANITIZE),$(O)/thatch,thatch)
+BIN      = $(if $(SANITIZE)$(PORTABLE),$(O)/thatch,thatch)
 
 all: $(BIN)
 
@@ -160,6 +182,12 @@ test: $(BIN) units $(BENCH_BIN)
 	    THATCH_SAN_UNIT_DIR=$(abspath build-san/tests) \
 	    THATCH_FUZZ_DIR=$$fz tests/run
 
+# Issue 26: the POSIX path (PORTABLE=1, build-portable/) through the nm
+# check, the unit tests and the sideband/hook/MCP/setup e2e scripts.
+check-portable: $(BIN)
+	$(MAKE) --no-print-directory PORTABLE=1 all units
+	scripts/check-portable $(BIN) build-portable/thatch build-portable/tests
+
 valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
 	    THATCH_VALGRIND=1 tests/run --units-only --valgrind
@@ -191,7 +219,7 @@ deps:
 	scripts/install-deps
 
 clean:
-	rm -rf build build-san build-fuzz thatch
+	rm -rf build build-san build-fuzz build-portable thatch
 
 # The skill texts are Markdown (src/text/skills/); skills.c includes the C
 # rows scripts/gen-skills makes of them.
@@ -203,7 +231,7 @@ $(O)/src/text/skills.o: $(O)/gen/skills.inc
 $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
 # Everything after this point is bookkeeping.
-.PHONY: all units check test valgrind lint bench install uninstall deps clean \
+.PHONY: all units check check-portable test valgrind lint bench install uninstall deps clean \
 	fuzz fuzzers fuzz-bin
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d
