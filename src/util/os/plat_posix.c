@@ -157,9 +157,19 @@ int
 plat_ppoll(struct pollfd *pfd, nfds_t n, const struct timespec *ts,
     const sigset_t *mask)
 {
-	sigset_t	old;
-	int		r, saved, ms = -1;
+	sigset_t	old, pend;
+	int		r, saved, ms = -1, sig;
 
+	/* a signal that came while blocked is delivered by the unmask,
+	 * before poll could see it: end the wait as ppoll would */
+	sigpending(&pend);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&pend, sig) == 1 && !sigismember(mask, sig)) {
+			pthread_sigmask(SIG_SETMASK, mask, &old);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			errno = EINTR;
+			return -1;
+		}
 	if (ts != NULL)
 		ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) /
 		    1000000);
