@@ -4,6 +4,9 @@
 #   make check              unit tests + end-to-end tests (tests/run)
 #   make check SANITIZE=address,undefined
 #                           the same under ASan + UBSan (separate build dir)
+#   make check-portable     the POSIX path (PORTABLE=1, build-portable/):
+#                           no Linux-only call, and the units and the
+#                           sideband/hook/MCP/setup e2e tests pass
 #   make valgrind           unit tests and a long MCP session under valgrind
 #   make lint               headers compile alone, includes point down, no
 #                           banned functions (scripts/lint); then the shape
@@ -32,6 +35,24 @@ BINDIR  ?= $(PREFIX)/bin
 PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
 
 PKG_CONFIG ?= pkg-config
+
+# Issue 26 (platforms): PORTABLE=1 builds src/util/os/plat_posix.c instead
+# of plat_linux.c (no Linux-only call compiled in; scripts/check-portable
+# proves it with nm) in build-portable/, the macOS code path tested here.
+ifneq ($(PORTABLE),)
+O       ?= build-portable
+CFLAGS  += -DTHATCH_PORTABLE
+endif
+# Static linking of the small libraries is GNU ld's -Bstatic; elsewhere
+# (Apple's ld) they link dynamically, the platform's way.
+GNU_LD  := $(shell $(CC) -Wl,--version 2>/dev/null | grep -q 'GNU' && echo 1)
+# Homebrew keeps sqlite, curl and openblas out of its prefix (keg-only):
+# their .pc files are found where it puts them (make 3.81, Apple's, does
+# not export to $(shell), hence the variable on the command).
+ifeq ($(shell uname -s),Darwin)
+BREW      := $(shell brew --prefix 2>/dev/null)
+PKG_CONFIG = PKG_CONFIG_PATH=$(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/curl/lib/pkgconfig:$(BREW)/opt/openblas/lib/pkgconfig:$$PKG_CONFIG_PATH pkg-config
+endif
 
 # ARCH=aarch64 cross-builds with Debian's gcc-aarch64-linux-gnu against the
 # arm64 multiarch -dev packages (dpkg --add-architecture arm64; `make deps`
@@ -79,7 +100,7 @@ LDFLAGS += $(SAN) -pthread
 $(O)/src/embed/bert.o: CFLAGS += -Wno-psabi -ffp-contract=fast
 
 LINKED   = $(filter-out libcurl openblas,$(PKGS))
-STATIC  ?= 1
+STATIC  ?= $(GNU_LD)
 BSTATIC  = -Wl,-Bstatic
 BDYNAMIC = -Wl,-Bdynamic
 LDLIBS  += $(if $(STATIC),$(BSTATIC)) $(shell $(PKG_CONFIG) --libs $(LINKED)) \
@@ -93,7 +114,7 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(O)/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 
-BIN      = $(if $(SANITIZE)$(ARCH),$(O)/thatch,thatch)
+BIN      = $(if $(SANITIZE)$(ARCH)$(PORTABLE),$(O)/thatch,thatch)
 
 all: $(BIN)
 
@@ -192,6 +213,12 @@ test-aarch64:
 	scripts/test-aarch64 $(AARCH64_UNITS)
 AARCH64_UNITS = test_bert test_gemm test_isa test_dedup
 
+# Issue 26: the POSIX path (PORTABLE=1, build-portable/) through the nm
+# check, the unit tests and the sideband/hook/MCP/setup e2e scripts.
+check-portable: $(BIN)
+	$(MAKE) --no-print-directory PORTABLE=1 all units
+	scripts/check-portable $(BIN) build-portable/thatch build-portable/tests
+
 valgrind: $(BIN) units
 	THATCH_BIN=$(abspath $(BIN)) THATCH_UNIT_DIR=$(abspath $(O)/tests) \
 	    THATCH_VALGRIND=1 tests/run --units-only --valgrind
@@ -223,7 +250,7 @@ deps:
 	scripts/install-deps
 
 clean:
-	rm -rf build build-san build-fuzz build-aarch64 thatch
+	rm -rf build build-san build-fuzz build-aarch64 build-portable thatch
 
 # The skill texts are Markdown (src/text/skills/); skills.c includes the C
 # rows scripts/gen-skills makes of them.
@@ -235,7 +262,7 @@ $(O)/src/text/skills.o: $(O)/gen/skills.inc
 $(O)/src/text/skills.o: CFLAGS += -I$(O)/gen
 
 # Everything after this point is bookkeeping.
-.PHONY: all units check test valgrind lint bench install uninstall deps clean \
-	fuzz fuzzers fuzz-bin test-aarch64
+.PHONY: all units check check-portable test valgrind lint bench install \
+	uninstall deps clean fuzz fuzzers fuzz-bin test-aarch64
 
 -include $(LIB_OBJ:.o=.d) $(O)/src/main.d

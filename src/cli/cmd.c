@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 
 const struct cmd_entry *
 cmd_find(const struct cmd_entry *const *table, const char *name)
@@ -149,6 +150,7 @@ cmd_main(const struct cmd_entry *const *table, int argc, char **argv)
 	struct cli_ctx		 ctx;
 	int			 rc;
 
+	plat_set_argv0(argv[0]);	/* the executable's path, off Linux */
 	if (argc < 2) {
 		fputs("thatch: missing command\n", stderr);
 		cmd_usage(table, stderr);

@@ -43,6 +43,7 @@
 #include "util/fileio.h"
 #include "util/os/hugemap.h"
 #include "util/os/mapguard.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
 
@@ -100,7 +101,7 @@ packcache_alloc(size_t floats, struct packcache *pc)
 {
 	memset(pc, 0, sizeof(*pc));
 	pc->data = xaligned_alloc(HUGEMAP_PAGE, floats * sizeof(float));
-	madvise(pc->data, floats * sizeof(float), MADV_HUGEPAGE);
+	plat_hugepage(pc->data, floats * sizeof(float));
 	pc->floats = floats;
 }
 

@@ -30,6 +30,7 @@
 
 #include "host/mcp.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/xmalloc.h"
 
@@ -149,17 +150,14 @@ wrote(void *arg)
 		run_child(a);
 }
 
-/* This executable, so that the child is the same thatch. */
+/* This executable, so that the child is the same thatch (PATH's
+ * thatch when the system cannot say). */
 static char *
 self_exe(void)
 {
-	char	buf[PATH_MAX];
-	ssize_t	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char	*exe = plat_exe_path();
 
-	if (n <= 0)
-		return xstrdup("/proc/self/exe");
-	buf[n] = '\0';
-	return xstrdup(buf);
+	return exe != NULL ? exe : xstrdup("thatch");
 }
 
 struct autosync *

@@ -17,8 +17,9 @@
  *     (host-contracts C16).
  *  4. Everything a request allocates is freed before the next line is
  *     read (STYLE §7.4; the valgrind test checks it).
- *  5. SIGTERM and SIGINT are blocked except inside ppoll, so a signal never
- *     interrupts a tool call halfway: it ends the loop at the next wait.
+ *  5. SIGTERM and SIGINT are blocked except inside the poll (plat_ppoll),
+ *     so a signal never interrupts a tool call halfway: it ends the loop
+ *     at the next wait.
  *  6. The idle task runs only after the deferred startup work (after the
  *     initialize response is written) and only when a poll of MCP_IDLE_MS
  *     found nothing to read and no complete line is buffered: a message
@@ -29,7 +30,6 @@
  * error instead of silence; an unknown tool is a -32602 error instead of
  * an isError result.
  */
-#define _GNU_SOURCE		/* ppoll(2): poll with an atomic signal mask */
 #include "host/mcp.h"
 
 #include <errno.h>
@@ -46,6 +46,8 @@
 #include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
+#include "util/os/clock.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -90,6 +92,9 @@ struct mcp_server {
 	void				 *idle_arg;
 	void				(*wrote)(void *);	/* after writes */
 	void				 *wrote_arg;
+	int64_t				 wake_ms;	/* mcp_wake_at */
+	void				(*wake)(void *);
+	void				 *wake_arg;
 };
 
 /* The versions we speak, newest first (host-contracts §4). */
@@ -301,6 +306,60 @@ mcp_unwatch(struct mcp_server *s, int fd)
 		s->watches[i] = s->watches[--s->nwatches];
 		return;
 	}
+}
+
+void
+mcp_wake_at(struct mcp_server *s, int64_t at_ms, void (*wake)(void *),
+    void *arg)
+{
+	s->wake_ms = at_ms;
+	s->wake = wake;
+	s->wake_arg = arg;
+}
+
+/*
+ * The poll's timeout: none with more lines buffered, else the sooner of
+ * the idle wait (when waiting) and the wake deadline; NULL waits for
+ * input alone. *idle_first says the idle wait is the one that ends it.
+ */
+static struct timespec *
+poll_timeout(const struct mcp_server *s, bool more, bool waiting,
+    struct timespec *ts, bool *idle_first)
+{
+	int64_t	ms = -1, left;
+
+	*idle_first = false;
+	if (more)
+		ms = 0;
+	else if (waiting) {
+		ms = MCP_IDLE_MS;
+		*idle_first = true;
+	}
+	if (!more && s->wake != NULL) {
+		left = s->wake_ms - clock_mono_ms();
+		left = left < 0 ? 0 : left;
+		if (ms < 0 || left < ms) {
+			ms = left;
+			*idle_first = false;
+		}
+	}
+	if (ms < 0)
+		return NULL;
+	ts->tv_sec = (time_t)(ms / 1000);
+	ts->tv_nsec = (long)(ms % 1000) * 1000000L;
+	return ts;
+}
+
+/* Run the wake callback if its deadline has come. */
+static void
+wake_due(struct mcp_server *s)
+{
+	void	(*wake)(void *) = s->wake;
+
+	if (wake == NULL || clock_mono_ms() < s->wake_ms)
+		return;
+	s->wake = NULL;
+	wake(s->wake_arg);
 }
 
 /* ---- Responses ---------------------------------------------------------- */
@@ -722,7 +781,7 @@ fill(struct mcp_server *s, struct err *err)
 static void
 on_signal(int sig)
 {
-	(void)sig;	/* ppoll returns EINTR; the loop ends there */
+	(void)sig;	/* plat_ppoll returns EINTR; the loop ends there */
 }
 
 /* Serve one buffered line, if any. Returns 1 if one was served. */
@@ -750,9 +809,8 @@ mcp_run(struct mcp_server *s, struct err *err)
 	sigset_t		 block, waitmask, oldmask;
 	struct pollfd		*pfd = NULL;
 	size_t			 i, n;
-	struct timespec		 now = { 0, 0 }, idle = { 0,
-				    MCP_IDLE_MS * 1000000L };
-	bool			 eof = false, more = false, waiting;
+	struct timespec		 ts, *tsp;
+	bool			 eof = false, more = false, waiting, idle;
 	int			 rc = 0, r;
 
 	memset(&sa, 0, sizeof(sa));
@@ -775,15 +833,15 @@ mcp_run(struct mcp_server *s, struct err *err)
 			pfd[i] = (struct pollfd){ s->watches[i - 1].fd,
 			    POLLIN, 0 };
 		waiting = !more && s->started && s->idle != NULL;
-		r = ppoll(pfd, n, more ? &now : waiting ? &idle : NULL,
-		    &waitmask);
+		tsp = poll_timeout(s, more, waiting, &ts, &idle);
+		r = plat_ppoll(pfd, n, tsp, &waitmask);
 		if (r < 0 && errno == EINTR)
 			break;		/* SIGTERM / SIGINT: invariant 5 */
 		if (r < 0) {
 			rc = err_errno(err, "poll");
 			break;
 		}
-		if (r == 0 && waiting) {
+		if (r == 0 && idle) {
 			/* idle for MCP_IDLE_MS: invariant 6 */
 			if (!s->idle(s->idle_arg))
 				s->idle = NULL;
@@ -808,6 +866,8 @@ mcp_run(struct mcp_server *s, struct err *err)
 				s->watches[j].ready(s->watches[j].arg,
 				    pfd[i].fd);
 		}
+		if (rc == 0)
+			wake_due(s);
 	}
 	free(pfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -162,6 +163,16 @@ void	mcp_after_write(struct mcp_server *, void (*fn)(void *), void *arg);
 void	mcp_watch(struct mcp_server *, int fd, void (*ready)(void *, int),
 	    void *arg);
 void	mcp_unwatch(struct mcp_server *, int fd);
+
+/*
+ * Call wake(arg) between stdio messages once the monotonic clock
+ * (clock_mono_ms) reaches at_ms: the poll loop's one deadline, which
+ * replaces a timer descriptor on every system. A later call replaces it;
+ * wake NULL disarms. The callback is disarmed before it runs (it may
+ * arm again).
+ */
+void	mcp_wake_at(struct mcp_server *, int64_t at_ms, void (*wake)(void *),
+	    void *arg);
 
 /*
  * Serve until end of input (the normal end, 0), SIGTERM or SIGINT (also 0),

@@ -5,7 +5,7 @@
  * §B10).
  *
  * No network: the evidence is the file system. At start the watch notes
- * the path of the running executable (/proc/self/exe) and its device and
+ * the path of the running executable (plat_exe_path) and its device and
  * inode; an upgrade that installs a new file at that path (install(1),
  * a package manager, `make install`) leaves the running inode behind.
  *  1. Checks run only when the caller has somewhere to say it (a tool
@@ -28,6 +28,7 @@
 #include "util/os/clock.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/os/spawn.h"
@@ -50,10 +51,8 @@ version_watch_new(const char *host, const char *runner)
 	struct version_watch	*w;
 	const char		*env = path_env("THATCH_VERSION_CHECK_MS");
 	struct stat		 st;
-	char			 buf[PATH_MAX];
-	ssize_t			 n;
 	long long		 ms = 0;
-	char			*end;
+	char			*end, *exe;
 
 	if (env != NULL) {
 		ms = strtoll(env, &end, 10);
@@ -62,12 +61,12 @@ version_watch_new(const char *host, const char *runner)
 		else if (ms == 0)
 			return NULL;
 	}
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-	if (n <= 0 || stat("/proc/self/exe", &st) != 0)
-		return NULL;	/* not Linux: nothing to watch */
-	buf[n] = '\0';
+	if ((exe = plat_exe_path()) == NULL || stat(exe, &st) != 0) {
+		free(exe);
+		return NULL;	/* unknown path: nothing to watch */
+	}
 	w = xcalloc(1, sizeof(*w));
-	w->exe = xstrdup(buf);
+	w->exe = exe;
 	w->host = host;
 	w->runner = runner;
 	w->dev = st.st_dev;

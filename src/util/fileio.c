@@ -30,12 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/random.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/err.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -125,21 +125,10 @@ static int
 random_suffix(char s[TEMP_SUFFIX + 1], struct err *err)
 {
 	unsigned char	b[TEMP_SUFFIX];
-	const ssize_t	n = TEMP_SUFFIX;
-	ssize_t		got;
 	size_t		i;
-	int		fd;
 
-	got = getrandom(b, sizeof(b), GRND_NONBLOCK);
-	if (got != n) {
-		/* a kernel before getrandom(2), or its pool not ready */
-		if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) < 0)
-			return err_errno(err, "cannot read /dev/urandom");
-		got = read(fd, b, sizeof(b));
-		close(fd);
-		if (got != n)
-			return err_errno(err, "cannot read /dev/urandom");
-	}
+	if (plat_random(b, sizeof(b)) != 0)
+		return err_errno(err, "cannot get random bytes");
 	for (i = 0; i < sizeof(b); i++)
 		s[i] = temp_chars[b[i] % (sizeof(temp_chars) - 1)];
 	s[sizeof(b)] = '\0';

@@ -45,6 +45,7 @@
 #include "text/nudge.h"
 #include "util/log.h"
 #include "util/num.h"
+#include "util/os/plat.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -58,10 +59,16 @@ refresh_spawn(const struct hygiene_cache *c)
 			    (char *)REFRESH_FLAG, c->repo, NULL };
 	pid_t		pid;
 	int		lock, fd;
+	char		*exe;
 
 	if ((lock = hygiene_cache_lock(c)) < 0) {
 		log_debug("hygiene:cache", "no refresher started: %s is held "
 		    "or cannot be made", c->lock);
+		return;
+	}
+	if ((exe = plat_exe_path()) == NULL) {
+		log_debug("hygiene:cache", "no refresher: no executable path");
+		close(lock);
 		return;
 	}
 	fflush(stdout);
@@ -77,9 +84,10 @@ refresh_spawn(const struct hygiene_cache *c)
 				close(fd);
 		}
 		if (fcntl(lock, F_SETFD, 0) == 0)
-			execv("/proc/self/exe", argv);
+			execv(exe, argv);
 		_exit(127);
 	}
+	free(exe);
 	close(lock);
 	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;

@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/random.h>
 #include <sqlite3.h>
 
 #include "core/engine/engine_int.h"
 #include "core/store/store.h"
 #include "core/vector.h"
 #include "util/err.h"
+#include "util/os/plat.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -196,7 +196,7 @@ uuid_new(char **id, struct err *err)
 
 	/* the kernel's CSPRNG, as crypto.randomUUID uses (never blocks
 	 * after boot; 16 bytes are never cut short) */
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+	if (plat_random(b, sizeof(b)) != 0)
 		return err_errno(err, "cannot generate an id");
 	b[6] = (b[6] & 0x0f) | 0x40;		/* version 4 */
 	b[8] = (b[8] & 0x3f) | 0x80;		/* RFC 4122 variant */

@@ -54,7 +54,6 @@
 #include <dirent.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +63,7 @@
 #include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/utf8.h"
@@ -209,7 +209,7 @@ temp_name(const char *name)
 	unsigned long long v = 0;
 	size_t		 i;
 
-	if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b)) {
+	if (plat_random(b, sizeof(b)) == 0) {
 		for (i = 0; i < sizeof(b); i++)
 			v = v << 8 | b[i];
 	} else {

@@ -44,6 +44,7 @@
 #include "core/vector.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 #include "util/xmalloc.h"
 
 /* ---- The cache, attached to the connection ------------------------------- */
@@ -289,7 +290,7 @@ big_regrow(void *old, size_t keep, size_t size)
 		return xrealloc(old, size);
 	if (posix_memalign(&p, (size_t)2 << 20, size) != 0)
 		return xrealloc(old, size);
-	madvise(p, size, MADV_HUGEPAGE);
+	plat_hugepage(p, size);
 	if (keep > 0)
 		memcpy(p, old, keep);
 	free(old);

@@ -31,6 +31,7 @@
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/jsonx.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
@@ -52,15 +53,11 @@ opencode_report_release(struct opencode_report *r)
 static char *
 self_exe(struct err *err)
 {
-	char	buf[PATH_MAX];
-	ssize_t	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char	*exe = plat_exe_path();
 
-	if (n < 0) {
+	if (exe == NULL)
 		err_errno(err, "cannot find the thatch executable");
-		return NULL;
-	}
-	buf[n] = '\0';
-	return xstrdup(buf);
+	return exe;
 }
 
 /*

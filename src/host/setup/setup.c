@@ -52,6 +52,7 @@
 #include "util/fileio.h"
 #include "util/jsonx.h"
 #include "util/log.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sbuf.h"
 #include "util/sha256.h"
@@ -95,17 +96,12 @@ shell_word(const char *s)
 char *
 setup_self(struct err *err)
 {
-	char	 buf[PATH_MAX], *found, *word;
-	ssize_t	 n;
+	char	 *found, *word;
 
-	if ((found = spawn_which("thatch")) == NULL) {
-		n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-		if (n < 0) {
-			err_errno(err, "cannot find the thatch executable");
-			return NULL;
-		}
-		buf[n] = '\0';
-		found = xstrdup(buf);
+	if ((found = spawn_which("thatch")) == NULL &&
+	    (found = plat_exe_path()) == NULL) {
+		err_errno(err, "cannot find the thatch executable");
+		return NULL;
 	}
 	word = shell_word(found);
 	free(found);

@@ -13,8 +13,8 @@
  *     written, with a 2 s send timeout, and a vanished client is ignored
  *     (MSG_NOSIGNAL).
  *  2. A server holds at most SIDEBAND_MAX_CLIENTS connections, each at
- *     most SIDEBAND_IDLE_MS without a full request line (a timerfd in the
- *     poll loop drops the late ones). A connection beyond the cap, or one
+ *     most SIDEBAND_IDLE_MS without a full request line (a deadline of the
+ *     MCP poll loop, mcp_wake_at, drops the late ones). A connection beyond the cap, or one
  *     that meets the descriptor limit (EMFILE), evicts the oldest; with
  *     none to evict the listener rests SIDEBAND_REST_MS. An idle flood
  *     costs descriptors, never CPU, and the next hook is still served.
@@ -22,7 +22,6 @@
  *     messages (mcp_watch), so the store and the model are never used
  *     concurrently (§2.10).
  */
-#define _GNU_SOURCE		/* accept4 */
 #include "host/sideband/sideband.h"
 
 #include <errno.h>
@@ -31,10 +30,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -48,6 +45,7 @@
 #include "tools/tool.h"
 #include "tools/tool_memory.h"
 #include "util/os/clock.h"
+#include "util/os/plat.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/log.h"
@@ -72,7 +70,6 @@ struct sideband {
 	struct mcp_server	*mcp;
 	char			*path;		/* owned */
 	int			 fd;		/* the listener */
-	int			 timer;		/* timerfd: deadlines, rest */
 	int64_t			 rest_until;	/* listener unwatched, or 0 */
 	struct client		*clients;	/* owned: MAX_CLIENTS slots */
 	size_t			 nclients;
@@ -242,26 +239,19 @@ client_oldest(const struct sideband *sb)
 	return old;
 }
 
+static void	on_timer(void *);
+
 /* Wake for the next deadline or the end of a rest; disarm without. */
 static void
 timer_arm(struct sideband *sb)
 {
-	struct itimerspec	its;
-	int64_t			next = sb->rest_until, left;
-	size_t			i;
+	int64_t	next = sb->rest_until;
+	size_t	i;
 
-	memset(&its, 0, sizeof(its));
 	for (i = 0; i < sb->nclients; i++)
 		if (next == 0 || sb->clients[i].deadline < next)
 			next = sb->clients[i].deadline;
-	if (next != 0) {
-		left = next - clock_mono_ms();
-		if (left < 1)
-			left = 1;
-		its.it_value.tv_sec = left / 1000;
-		its.it_value.tv_nsec = (left % 1000) * 1000000L;
-	}
-	timerfd_settime(sb->timer, 0, &its, NULL);
+	mcp_wake_at(sb->mcp, next, next != 0 ? on_timer : NULL, sb);
 }
 
 static void
@@ -321,15 +311,12 @@ static void on_listen(void *, int);
 
 /* Invariant 2: drop the late, and end a rest. */
 static void
-on_timer(void *arg, int fd)
+on_timer(void *arg)
 {
 	struct sideband	*sb = arg;
-	uint64_t	 ticks;
 	int64_t		 now = clock_mono_ms();
 	size_t		 i;
 
-	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		log_debug("sideband:server", "timer: %s", strerror(errno));
 	for (i = sb->nclients; i-- > 0; )
 		if (sb->clients[i].deadline <= now) {
 			log_debug("sideband:server", "dropped an idle client");
@@ -369,7 +356,7 @@ on_listen(void *arg, int fd)
 	int		 cfd, i;
 
 	for (i = 0; i < SIDEBAND_MAX_CLIENTS; i++) {
-		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		cfd = plat_accept(fd);
 		if (cfd >= 0) {
 			if (sideband_wire_peer_ok(cfd))	/* wire invariant 3 */
 				client_add(sb, cfd);
@@ -443,21 +430,19 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->mcp = mcp;
-	sb->fd = sb->timer = -1;
+	sb->fd = -1;
 	if ((dir = path_private_dir(paths, true, err)) == NULL)
 		goto out;
 	/* wire invariant 1: a name nobody had; the kernel's CSPRNG never
 	 * cuts 4 bytes short */
-	if (getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce)) {
+	if (plat_random(&nonce, sizeof(nonce)) != 0) {
 		err_errno(err, "cannot name the socket");
 		goto out;
 	}
 	sideband_wire_prefix(paths, prefix);
 	base = xasprintf("%s/%s%ld.%08lx", dir, prefix, (long)getpid(),
 	    (unsigned long)nonce);
-	if ((sb->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC |
-	    SOCK_NONBLOCK, 0)) < 0 || (sb->timer = timerfd_create(
-	    CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0) {
+	if ((sb->fd = plat_unix_socket()) < 0) {
 		err_errno(err, "cannot create the socket");
 		goto out;
 	}
@@ -465,7 +450,6 @@ sideband_open(struct mcp_server *mcp, const struct paths *paths,
 		goto out;
 	sb->clients = xcalloc(SIDEBAND_MAX_CLIENTS, sizeof(*sb->clients));
 	mcp_watch(mcp, sb->fd, on_listen, sb);
-	mcp_watch(mcp, sb->timer, on_timer, sb);
 	log_debug("sideband:server", "listening on %s", sb->path);
 	*out = sb;
 	rc = 0;
@@ -473,8 +457,6 @@ out:
 	if (rc != 0) {
 		if (sb->fd >= 0)
 			close(sb->fd);
-		if (sb->timer >= 0)
-			close(sb->timer);
 		free(sb);
 	}
 	free(base);
@@ -490,11 +472,10 @@ sideband_close(struct sideband *sb)
 	while (sb->nclients > 0)
 		client_drop(sb, 0);
 	mcp_unwatch(sb->mcp, sb->fd);
-	mcp_unwatch(sb->mcp, sb->timer);
+	mcp_wake_at(sb->mcp, 0, NULL, NULL);
 	/* wire invariant 2: before the listener closes */
 	unlink(sb->path);
 	close(sb->fd);
-	close(sb->timer);
 	free(sb->clients);
 	free(sb->path);
 	free(sb->memo_text);

@@ -39,13 +39,15 @@
  *     from its start to its exit, so while one runs a hook finds it, and
  *     a stale file only costs the next hook one refused connect.
  *  3. No byte crosses to another user: both ends compare the peer's uid
- *     (SO_PEERCRED) with their own euid, the client after connect and
- *     before it sends the prompt, the server before it reads a request.
+ *     (plat_peer_uid: SO_PEERCRED, getpeereid; a system with neither
+ *     refuses every peer) with their own euid, the client after connect
+ *     and before it sends the prompt, the server before it reads a
+ *     request.
  *     A socket of another uid is skipped, never removed.
  */
-#define _GNU_SOURCE		/* SO_PEERCRED's struct ucred */
 #include "host/sideband/sideband_wire.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,8 @@
 #include <unistd.h>
 
 #include "util/jsonx.h"
+#include "util/log.h"
+#include "util/os/plat.h"
 #include "util/path.h"
 #include "util/sha256.h"
 #include "util/xmalloc.h"
@@ -113,11 +117,18 @@ sideband_wire_addr(struct sockaddr_un *sun, const char *path)
 bool
 sideband_wire_peer_ok(int fd)
 {
-	struct ucred	cr;
-	socklen_t	len = sizeof(cr);
+	static bool	said;
+	uid_t		uid;
 
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
-	    len == sizeof(cr) && cr.uid == geteuid();
+	if (plat_peer_uid(fd, &uid) == 0)
+		return uid == geteuid();
+	if (errno == ENOSYS && !said) {
+		/* refuse rather than serve unchecked (invariant 3) */
+		log_warn("sideband: this system cannot tell a socket peer's "
+		    "user; the sideband stays closed");
+		said = true;
+	}
+	return false;
 }
 
 const char *

@@ -10,6 +10,7 @@
  * Elsewhere the advice is a no-op and the mapping an ordinary one.
  */
 #include "util/os/hugemap.h"
+#include "util/os/plat.h"
 
 #include <stdint.h>
 #include <sys/mman.h>
@@ -38,6 +39,6 @@ hugemap_file(int fd, size_t size)
 		munmap(res, (size_t)(at - res));
 	if (res + span > at + used)
 		munmap(at + used, (size_t)(res + span - (at + used)));
-	madvise(at, size, MADV_HUGEPAGE);
+	plat_hugepage(at, size);
 	return at;
 }

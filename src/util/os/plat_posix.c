@@ -1,0 +1,185 @@
+/*
+ * plat_posix.c — plat.h with POSIX and BSD calls: getpeereid, accept +
+ * fcntl, getentropy, argv[0] resolved through PATH, poll with a swapped
+ * signal mask. Darwin adds _NSGetExecutablePath (dyld(3)). Built where
+ * PLAT_LINUX is 0: on macOS and the BSDs, and on Linux by `make
+ * PORTABLE=1`, which is how this path is tested.
+ *
+ * Invariant (plat.h): without getpeereid (or Linux's SO_PEERCRED when
+ * PORTABLE on Linux, where getpeereid does not exist) plat_peer_uid
+ * fails with ENOSYS; it never guesses.
+ */
+#ifdef __linux__
+#define _GNU_SOURCE		/* PORTABLE on Linux: SO_PEERCRED's ucred */
+#endif
+#include "util/os/plat.h"
+
+#if !PLAT_LINUX
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#include <sys/random.h>		/* getentropy(2) on Darwin */
+#endif
+
+#include "util/os/spawn.h"
+#include "util/xmalloc.h"
+
+/* The largest request getentropy(3) takes (POSIX.1-2024, OpenBSD). */
+#define ENTROPY_MAX	256
+
+static const char	*argv0;
+
+#if defined(__linux__)
+/* PORTABLE on Linux: glibc has no getpeereid; the socket option is the
+ * kernel's one interface for it, and getsockopt is POSIX. */
+int
+plat_peer_uid(int fd, uid_t *uid)
+{
+	struct ucred	cr;
+	socklen_t	len = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+		return -1;
+	if (len != sizeof(cr)) {
+		errno = EPROTO;
+		return -1;
+	}
+	*uid = cr.uid;
+	return 0;
+}
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__) || defined(__DragonFly__)
+int
+plat_peer_uid(int fd, uid_t *uid)
+{
+	gid_t	gid;
+
+	return getpeereid(fd, uid, &gid);
+}
+#else
+int
+plat_peer_uid(int fd, uid_t *uid)
+{
+	(void)fd;
+	(void)uid;
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
+/* Make fd nonblocking and close-on-exec; closes it on failure. */
+static int
+nonblock_cloexec(int fd)
+{
+	int	fl;
+
+	if (fd < 0)
+		return -1;
+	if ((fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+plat_unix_socket(void)
+{
+	return nonblock_cloexec(socket(AF_UNIX, SOCK_STREAM, 0));
+}
+
+int
+plat_accept(int fd)
+{
+	return nonblock_cloexec(accept(fd, NULL, NULL));
+}
+
+int
+plat_random(void *b, size_t n)
+{
+	unsigned char	*p = b;
+	size_t		 k;
+
+	for (; n > 0; p += k, n -= k) {
+		k = n < ENTROPY_MAX ? n : ENTROPY_MAX;
+		if (getentropy(p, k) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+plat_set_argv0(const char *a)
+{
+	argv0 = a;
+}
+
+char *
+plat_exe_path(void)
+{
+	char	 buf[PATH_MAX], *found, *res;
+#ifdef __APPLE__
+	char	 raw[PATH_MAX];
+	uint32_t size = sizeof(raw);
+
+	if (_NSGetExecutablePath(raw, &size) == 0 &&
+	    realpath(raw, buf) != NULL)
+		return xstrdup(buf);
+#endif
+	if (argv0 == NULL)
+		return NULL;
+	if (strchr(argv0, '/') != NULL)
+		return realpath(argv0, buf) != NULL ? xstrdup(buf) : NULL;
+	if ((found = spawn_which(argv0)) == NULL)
+		return NULL;
+	res = realpath(found, buf) != NULL ? xstrdup(buf) : NULL;
+	free(found);
+	return res;
+}
+
+void
+plat_hugepage(void *p, size_t n)
+{
+	(void)p;	/* 2 MB pages need Linux's advice; 4 KB ones work */
+	(void)n;
+}
+
+int
+plat_ppoll(struct pollfd *pfd, nfds_t n, const struct timespec *ts,
+    const sigset_t *mask)
+{
+	sigset_t	old, pend;
+	int		r, saved, ms = -1, sig;
+
+	/* a signal that came while blocked is delivered by the unmask,
+	 * before poll could see it: end the wait as ppoll would */
+	sigpending(&pend);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&pend, sig) == 1 && !sigismember(mask, sig)) {
+			pthread_sigmask(SIG_SETMASK, mask, &old);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			errno = EINTR;
+			return -1;
+		}
+	if (ts != NULL)
+		ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) /
+		    1000000);
+	pthread_sigmask(SIG_SETMASK, mask, &old);
+	r = poll(pfd, n, ms);
+	saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	return r;
+}
+#else
+typedef int	plat_posix_unused;	/* ISO C: no empty translation unit */
+#endif
