@@ -194,10 +194,12 @@ check: $(BIN) units
 test: $(BIN) units $(BENCH_BIN)
 	$(MAKE) --no-print-directory SANITIZE=address,undefined units
 	@if command -v aarch64-linux-gnu-gcc >/dev/null && \
-	    command -v qemu-aarch64 >/dev/null; then \
+	    command -v qemu-aarch64 >/dev/null && \
+	    PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig \
+	    pkg-config --exists sqlite3 jansson libutf8proc libmd; then \
 	    $(MAKE) --no-print-directory test-aarch64 || exit 1; \
 	    else echo "test-aarch64: skipped (make deps installs" \
-	    "gcc-aarch64-linux-gnu and qemu-user)"; fi
+	    "gcc-aarch64-linux-gnu, qemu-user and the arm64 libraries)"; fi
 	@fz=; if FUZZ_CC=$(FUZZ_CC) tests/fuzz/smoke.sh --available; then \
 	    $(MAKE) --no-print-directory fuzzers || exit 1; \
 	    fz=$(abspath build-fuzz/fuzz); fi; \
