@@ -26,6 +26,7 @@
 
 #include "bench.h"
 #include "embed/gemm.h"
+#include "util/isa.h"
 #include "util/xmalloc.h"
 
 #define H	384
@@ -124,13 +125,12 @@ main(int argc, char **argv)
 	int			 threads = argc > 1 ? atoi(argv[1]) : 2;
 	int			 l, p, i;
 
-	if (threads < 1 || (g = gemm_new(threads, GEMM_AVX512)) == NULL) {
-		fprintf(stderr, "b101-gemm: needs AVX2 with FMA and a thread "
-		    "count >= 1\n");
+	/* the ISA in effect: THATCH_ISA forces one, as in the binary */
+	if (threads < 1 || (g = gemm_new(threads, isa_current())) == NULL) {
+		fprintf(stderr, "b101-gemm: needs a thread count >= 1\n");
 		return 2;
 	}
-	printf("kernels: %s\n", gemm_isa(g) == GEMM_AVX512 ? "AVX-512" :
-	    "AVX2");
+	printf("kernels: %s\n", isa_name(gemm_isa(g)));
 	hot(g, 1);
 	if (threads > 1)
 		hot(g, threads);
