@@ -68,7 +68,8 @@ enum tool_flags {
 	TOOL_READONLY = 1 << 1,	/* changes nothing the user would miss */
 	TOOL_DESTRUCTIVE = 1 << 2, /* deletes what cannot be recovered */
 	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
-	TOOL_UNCAPPED = 1 << 4,	/* the full read: no tool_cap_answer cut */
+	TOOL_UNCAPPED = 1 << 4,	/* no tool_cap_answer cut: the full read, or a
+				   tool with a bound of its own (session_*) */
 };
 
 /* The rows opencode's plugin offers: MCP's and the editor-only ones. */

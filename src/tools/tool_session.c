@@ -136,7 +136,7 @@ const struct tool tool_session_search = {
 	    "hit names the session, message, role and time with a snippet. "
 	    "Use it to find how something was done or decided before.",
 	.args = search_args,
-	.flags = TOOL_EDITOR | TOOL_READONLY,
+	.flags = TOOL_EDITOR | TOOL_READONLY | TOOL_UNCAPPED,
 	.run = session_search,
 };
 
@@ -147,6 +147,6 @@ const struct tool tool_session_get = {
 	.description = "Show one earlier opencode session: its messages, with "
 	    "text, tool calls and their output, and its sub-agent sessions.",
 	.args = get_args,
-	.flags = TOOL_EDITOR | TOOL_READONLY,
+	.flags = TOOL_EDITOR | TOOL_READONLY | TOOL_UNCAPPED,
 	.run = session_get,
 };
