@@ -42,7 +42,7 @@ eq("every save of the first server succeeds", [], ea);
 eq("every save of the second server succeeds", [], eb);
 eq("every CLI forget and search succeeds meanwhile", [], ec);
 
-const lines = (await call(a, "memory_list", { store: "c" })).text.split("\n");
+const lines = (await call(a, "memory_list", { store: "c", limit: 200 })).text.split("\n");
 eq("all of the first server's memories are there", N, lines.filter((l) => l.startsWith("[c] alpha ")).length);
 eq("all of the second server's memories are there", N, lines.filter((l) => l.startsWith("[c] beta ")).length);
 eq("every memory the CLI forgot is gone", 0, lines.filter((l) => l.startsWith("[c] seed ")).length);

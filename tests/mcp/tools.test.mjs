@@ -24,9 +24,9 @@ eq("tools/list is in registry order", [
 ], tools.slice(0, 8).map((t) => t.name));
 
 const want = {
-	memory_remember: { required: ["label", "content"], props: { label: "string", content: "string", store: "string", branch: "string", confidence: "integer", overwrite: "boolean", archived: "boolean" } },
+	memory_remember: { required: ["label", "content"], props: { label: "string", content: "string", store: "string", branch: "string", confidence: "integer", overwrite: "boolean", archived: "boolean", anchors: "array" } },
 	memory_recall: { required: ["query"], props: { query: "string", store: "string", branch: "string", limit: "integer", includeArchived: "boolean", mode: "string" } },
-	memory_list: { props: { store: "string" } },
+	memory_list: { props: { store: "string", limit: "integer", offset: "integer", prefix: "string", branch: "string" } },
 	memory_show: { required: ["label"], props: { label: "string", store: "string" } },
 	memory_forget: { required: ["label"], props: { label: "string", store: "string" } },
 	store_list: { props: {} },
