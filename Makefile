@@ -32,7 +32,7 @@ VERSION  = 0.2.0
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 
-PKGS     = sqlite3 jansson libcurl libutf8proc openblas libmd
+PKGS     = sqlite3 jansson libcurl libutf8proc libmd
 
 PKG_CONFIG ?= pkg-config
 
@@ -46,18 +46,22 @@ endif
 # Static linking of the small libraries is GNU ld's -Bstatic; elsewhere
 # (Apple's ld) they link dynamically, the platform's way.
 GNU_LD  := $(shell $(CC) -Wl,--version 2>/dev/null | grep -q 'GNU' && echo 1)
-# Homebrew keeps sqlite, curl and openblas out of its prefix (keg-only):
-# their .pc files are found where it puts them (make 3.81, Apple's, does
-# not export to $(shell), hence the variable on the command).
+# Homebrew keeps sqlite and curl out of its prefix (keg-only): their .pc
+# files are found where it puts them (make 3.81, Apple's, does not export
+# to $(shell), hence the variable on the command). With _POSIX_C_SOURCE
+# set, Darwin's headers hide everything else unless _DARWIN_C_SOURCE is
+# set too (glibc's _DEFAULT_SOURCE), and its struct stat names POSIX's
+# st_mtim st_mtimespec (stat(2)).
 ifeq ($(shell uname -s),Darwin)
 BREW      := $(shell brew --prefix 2>/dev/null)
-PKG_CONFIG = PKG_CONFIG_PATH=$(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/curl/lib/pkgconfig:$(BREW)/opt/openblas/lib/pkgconfig:$$PKG_CONFIG_PATH pkg-config
+PKG_CONFIG = PKG_CONFIG_PATH=$(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/curl/lib/pkgconfig:$$PKG_CONFIG_PATH pkg-config
+CFLAGS    += -D_DARWIN_C_SOURCE -Dst_mtim=st_mtimespec
 endif
 
 # ARCH=aarch64 cross-builds with Debian's gcc-aarch64-linux-gnu against the
 # arm64 multiarch -dev packages (dpkg --add-architecture arm64; `make deps`
 # installs both): Debian's own builds of sqlite3, jansson, utf8proc, libmd
-# and the curl and OpenBLAS headers, the same versions as the native
+# and the curl headers, the same versions as the native
 # build's, with the .a files static linking needs, where building them
 # from source would pin other versions. Its objects live in build-aarch64.
 ifeq ($(ARCH),aarch64)
@@ -99,7 +103,7 @@ LDFLAGS += $(SAN) -pthread
 # pragma cannot silence a note).
 $(O)/src/embed/bert.o: CFLAGS += -Wno-psabi -ffp-contract=fast
 
-LINKED   = $(filter-out libcurl openblas,$(PKGS))
+LINKED   = $(filter-out libcurl,$(PKGS))
 STATIC  ?= $(GNU_LD)
 BSTATIC  = -Wl,-Bstatic
 BDYNAMIC = -Wl,-Bdynamic
@@ -118,8 +122,11 @@ BIN      = $(if $(SANITIZE)$(ARCH)$(PORTABLE),$(O)/thatch,thatch)
 
 all: $(BIN)
 
+# A binary in a build folder finds the opencode plugin where ./thatch does
+# (share/opencode/ beside it: host/setup/opencode_setup.c), through a link.
 $(BIN): $(O)/src/main.o $(O)/libthatch.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(if $(filter $(O)/%,$(BIN)),ln -sfn ../share $(O)/share)
 
 $(O)/libthatch.a: $(LIB_OBJ)
 	@rm -f $@

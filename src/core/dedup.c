@@ -20,7 +20,8 @@
  * CBLAS is the embedding engine's library; core uses it here only because
  * a pairwise scan is a matrix product, as the original's 132 s showed,
  * and only from SCAN_BLAS_ROWS rows: a smaller store's pairs cost less
- * than loading the library.
+ * than loading the library. A system without a BLAS to load scans with
+ * the plain dot products at every size: slower, never wrong.
  */
 #include "core/dedup.h"
 
@@ -34,6 +35,7 @@
 #include "core/vector.h"
 #include "embed/blas.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "util/num.h"
 #include "util/xmalloc.h"
 
@@ -49,6 +51,7 @@ struct scan {
 	size_t				 nverdicts;
 	struct dedup_pair		*pairs;		/* NULL: count only */
 	size_t				 npairs, cap;
+	bool				 blas;		/* loaded: tiles */
 };
 
 static uint64_t
@@ -189,7 +192,7 @@ pair_worker(void *arg)
 		ni = n - i0 < TILE_ROWS ? n - i0 : TILE_ROWS;
 		for (j0 = i0; j0 < n; j0 += TILE_COLS) {
 			nj = n - j0 < TILE_COLS ? n - j0 : TILE_COLS;
-			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+			blas_sgemm(BLAS_ROW_MAJOR, BLAS_NO_TRANS, BLAS_TRANS,
 			    (int)ni, (int)nj, (int)d, 1.0f, job->u + i0 * d,
 			    (int)d, job->u + j0 * d, (int)d, 0.0f, c, (int)nj);
 			for (i = 0; i < ni; i++)
@@ -254,8 +257,20 @@ scan_merge(struct scan *dst, struct scan *src)
 	dst->npairs += src->npairs;
 }
 
-/* Every pair i < j: small matrices directly, large ones tile by tile on
- * up to SCAN_THREADS threads (OpenBLAS loaded by scan_store). */
+/* Whether the BLAS loads; if not, say once why the scan goes without. */
+static bool
+blas_available(void)
+{
+	struct err	e;
+
+	if (blas_open(&e) == 0)
+		return true;
+	log_debug("dedup", "plain products: %s", e.msg);
+	return false;
+}
+
+/* Every pair i < j: small matrices or no BLAS directly, large ones tile
+ * by tile on up to SCAN_THREADS threads (BLAS loaded by scan_store). */
 static void
 scan_pairs(struct scan *sc)
 {
@@ -270,7 +285,7 @@ scan_pairs(struct scan *sc)
 	bool				 started[SCAN_THREADS] = { false };
 
 	unit_rows(m, u);
-	if (m->n < SCAN_BLAS_ROWS) {
+	if (!sc->blas) {
 		scan_small(sc, u);
 		free(u);
 		return;
@@ -323,8 +338,7 @@ scan_store(struct store *st, const char *store, double threshold,
 		return -1;
 	if (m->n < 2)
 		return 0;
-	if (m->n >= SCAN_BLAS_ROWS && blas_open(err) != 0)
-		return -1;
+	sc->blas = m->n >= SCAN_BLAS_ROWS && blas_available();
 	if (store_verdicts(st, store, add_verdict, &w, err) != 0)
 		return -1;
 	if (sc->nverdicts > 1)

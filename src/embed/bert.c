@@ -838,7 +838,7 @@ blas_nt(const float *x, int ldx, int n, const float *w, int out, int k,
 
 	for (i = 0; i < n && bias != NULL; i++)
 		memcpy(y + (size_t)i * ldy, bias, (size_t)out * sizeof(float));
-	blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, k, 1.0f,
+	blas_sgemm(BLAS_ROW_MAJOR, BLAS_NO_TRANS, BLAS_TRANS, n, out, k, 1.0f,
 	    x, ldx, w, k, bias != NULL ? 1.0f : 0.0f, y, ldy);
 }
 
@@ -1017,12 +1017,12 @@ attention_blas(const struct bert *b, const struct heads *a, int nseq)
 		for (k = 0; k < b->cfg.heads; k++) {
 			q = ws->qkv + (size_t)a->off[s] * 3 * h + k * d;
 			ctx = ws->ctx + (size_t)a->off[s] * h + k * d;
-			blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n,
+			blas_sgemm(BLAS_ROW_MAJOR, BLAS_NO_TRANS, BLAS_TRANS, n,
 			    n, d, 1, q + h, 3 * h, q, 3 * h, 0, ws->scores,
 			    ld);
 			softmax_cols(ws->scores, n, ld, 1.0f /
 			    sqrtf((float)d), ws->sums);
-			blas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n,
+			blas_sgemm(BLAS_ROW_MAJOR, BLAS_TRANS, BLAS_NO_TRANS, n,
 			    d, n, 1, ws->scores, ld, q + 2 * h, 3 * h, 0, ctx,
 			    h);
 			rows_scale(ctx, n, d, h, ws->sums);

@@ -1,5 +1,7 @@
 /*
- * blas.c — the matrix product, from OpenBLAS loaded on first use.
+ * blas.c — the matrix product, from the system's BLAS loaded on first use:
+ * OpenBLAS (Debian's libopenblas0) on Linux and the BSDs, the Accelerate
+ * framework, which every macOS has, on macOS.
  *
  * Linking OpenBLAS costs every thatch process its load and the start of
  * its thread pool, before main() (bench/README.md b001); most commands and
@@ -13,15 +15,25 @@
  */
 #include "embed/blas.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/os/dl.h"
 #include "util/err.h"
 
-typedef void	sgemm_fn(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE,
-		    enum CBLAS_TRANSPOSE, int, int, int, float, const float *,
+typedef void	sgemm_fn(enum blas_order, enum blas_trans,
+		    enum blas_trans, int, int, int, float, const float *,
 		    int, const float *, int, float, float *, int);
 typedef void	threads_fn(int);
+
+#ifdef __APPLE__
+#define BLAS_LIBRARY \
+	"/System/Library/Frameworks/Accelerate.framework/Accelerate"
+#define BLAS_PACKAGE	"macOS's Accelerate framework"
+#else
+#define BLAS_LIBRARY	"libopenblas.so.0"
+#define BLAS_PACKAGE	"the Debian package libopenblas0"
+#endif
 
 static struct {
 	void		*dl;
@@ -33,22 +45,22 @@ int
 blas_open(struct err *err)
 {
 	const struct dl_sym	syms[] = {
-		{ "cblas_sgemm", (void **)&blas.sgemm },
-		{ "openblas_set_num_threads", (void **)&blas.set_threads },
+		{ "cblas_sgemm", (void **)&blas.sgemm, false },
+		{ "openblas_set_num_threads", (void **)&blas.set_threads,
+		    true },
 	};
 
 	if (blas.dl != NULL)
 		return 0;
-	blas.dl = dl_load("libopenblas.so.0", "libopenblas0", syms,
+	blas.dl = dl_load(BLAS_LIBRARY, BLAS_PACKAGE, syms,
 	    sizeof(syms) / sizeof(syms[0]), err);
 	return blas.dl != NULL ? 0 : -1;
 }
 
 void
-blas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,
-    enum CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha,
-    const float *a, int lda, const float *b, int ldb, float beta, float *c,
-    int ldc)
+blas_sgemm(enum blas_order order, enum blas_trans ta, enum blas_trans tb,
+    int m, int n, int k, float alpha, const float *a, int lda,
+    const float *b, int ldb, float beta, float *c, int ldc)
 {
 	blas.sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
 	    ldc);
@@ -57,5 +69,6 @@ blas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta,
 void
 blas_set_threads(int n)
 {
-	blas.set_threads(n);
+	if (blas.set_threads != NULL)
+		blas.set_threads(n);
 }

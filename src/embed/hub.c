@@ -37,6 +37,7 @@
 #include <curl/curl.h>
 
 #include "util/os/dl.h"
+#include "util/os/plat.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/progress.h"
@@ -94,21 +95,32 @@ on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut,
 	return 0;
 }
 
+/* libcurl's ABI 4 as each system names it; macOS ships it in /usr/lib. */
+#ifdef __APPLE__
+#define CURL_LIBRARY	"/usr/lib/libcurl.4.dylib"
+#define CURL_PACKAGE	"curl (it comes with macOS)"
+#else
+#define CURL_LIBRARY	"libcurl.so.4"
+#define CURL_PACKAGE	"the Debian package libcurl4"
+#endif
+
 static int
 curl_load(struct curl_api *api, struct err *err)
 {
 	const struct dl_sym	syms[] = {
-		{ "curl_easy_init", (void **)&api->easy_init },
-		{ "curl_easy_setopt", (void **)&api->easy_setopt },
-		{ "curl_easy_perform", (void **)&api->easy_perform },
-		{ "curl_easy_getinfo", (void **)&api->easy_getinfo },
-		{ "curl_easy_cleanup", (void **)&api->easy_cleanup },
-		{ "curl_easy_strerror", (void **)&api->easy_strerror },
-		{ "curl_slist_append", (void **)&api->slist_append },
-		{ "curl_slist_free_all", (void **)&api->slist_free_all },
+		{ "curl_easy_init", (void **)&api->easy_init, false },
+		{ "curl_easy_setopt", (void **)&api->easy_setopt, false },
+		{ "curl_easy_perform", (void **)&api->easy_perform, false },
+		{ "curl_easy_getinfo", (void **)&api->easy_getinfo, false },
+		{ "curl_easy_cleanup", (void **)&api->easy_cleanup, false },
+		{ "curl_easy_strerror", (void **)&api->easy_strerror,
+		    false },
+		{ "curl_slist_append", (void **)&api->slist_append, false },
+		{ "curl_slist_free_all", (void **)&api->slist_free_all,
+		    false },
 	};
 
-	api->dl = dl_load("libcurl.so.4", "libcurl4", syms,
+	api->dl = dl_load(CURL_LIBRARY, CURL_PACKAGE, syms,
 	    sizeof(syms) / sizeof(syms[0]), err);
 	return api->dl != NULL ? 0 : -1;
 }
@@ -235,7 +247,7 @@ hub_fetch(const char *url, const char *path, const char *token,
 	 * reader's huge-page mapping reads the file back in 2 MB ones (st.c
 	 * invariant 4) */
 	if (rc == 0)
-		posix_fadvise(fileno(f.fp), 0, 0, POSIX_FADV_DONTNEED);
+		plat_drop_cache(fileno(f.fp));
 	if (fclose(f.fp) != 0 && rc == 0)
 		rc = err_errno(err, "cannot write '%s'", tmp);
 	f.fp = NULL;

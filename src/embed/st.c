@@ -34,6 +34,7 @@
 #include "util/os/hugemap.h"
 #include "util/jsonx.h"
 #include "util/os/mapguard.h"
+#include "util/os/plat.h"
 #include "util/xmalloc.h"
 
 /* A larger header is not a model thatch can run (bge-base: 20 KB). */
@@ -267,8 +268,7 @@ st_unmap_pages(const struct st *st, const struct st_tensor *sparse)
 	lo = (uintptr_t)sparse->data & ~(page - 1);
 	hi = ((uintptr_t)sparse->data + (uintptr_t)sparse->count *
 	    st_dtype_size(sparse->dtype) + page - 1) & ~(page - 1);
-	madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE);
-	madvise((void *)lo, hi - lo, MADV_RANDOM);
+	plat_random_pages((void *)lo, hi - lo);
 }
 
 bool

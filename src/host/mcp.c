@@ -782,6 +782,7 @@ static void
 on_signal(int sig)
 {
 	(void)sig;	/* plat_ppoll returns EINTR; the loop ends there */
+	plat_ppoll_wake();
 }
 
 /* Serve one buffered line, if any. Returns 1 if one was served. */

@@ -11,7 +11,9 @@ SK=$XDG_CONFIG_HOME/opencode/skills
 CMD=$XDG_CONFIG_HOME/opencode/command/thatch
 mkdir -p "$P" && cd "$P" && git init -q
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
-module=$(cd "$(dirname "$THATCH_BIN")" && pwd)/share/opencode/thatch.js
+# the module setup records: the real path of share/opencode/thatch.js
+# beside the binary (a build folder links share/ there: Makefile)
+module=$(readlink -f "$(dirname "$THATCH_BIN")/share/opencode/thatch.js")
 bin=$(readlink -f "$THATCH_BIN")
 
 err=$(thatch setup 2>&1)

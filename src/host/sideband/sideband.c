@@ -11,7 +11,7 @@
  *  1. The server never blocks its poll loop on a client: connections are
  *     non-blocking and read as bytes arrive; only the (small) answer is
  *     written, with a 2 s send timeout, and a vanished client is ignored
- *     (MSG_NOSIGNAL).
+ *     (PLAT_MSG_NOSIGNAL).
  *  2. A server holds at most SIDEBAND_MAX_CLIENTS connections, each at
  *     most SIDEBAND_IDLE_MS without a full request line (a deadline of the
  *     MCP poll loop, mcp_wake_at, drops the late ones). A connection beyond the cap, or one
@@ -268,7 +268,8 @@ client_answer(struct sideband *sb, struct client *c, size_t len)
 	fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	while (off < strlen(line)) {
-		n = send(c->fd, line + off, strlen(line) - off, MSG_NOSIGNAL);
+		n = send(c->fd, line + off, strlen(line) - off,
+		    PLAT_MSG_NOSIGNAL);
 		if (n <= 0 && errno != EINTR)
 			break;	/* the client left: nothing to do (§10.4) */
 		if (n > 0)

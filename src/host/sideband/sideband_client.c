@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "util/os/clock.h"
+#include "util/os/plat.h"
 #include "util/err.h"
 #include "util/jsonx.h"
 #include "util/log.h"
@@ -137,8 +138,7 @@ probe_one(const char *path, int timeout_ms)
 	int				 fd;
 
 	sideband_wire_addr(&sun, path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) < 0)
+	if ((fd = plat_unix_socket()) < 0)
 		return SIDEBAND_CLIENT_SILENT;
 	sbuf_init(&in);
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
@@ -149,7 +149,7 @@ probe_one(const char *path, int timeout_ms)
 	if (!sideband_wire_peer_ok(fd) || fcntl(fd, F_SETFL, 0) != 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0 ||
-	    send(fd, ping, sizeof(ping) - 1, MSG_NOSIGNAL) !=
+	    send(fd, ping, sizeof(ping) - 1, PLAT_MSG_NOSIGNAL) !=
 	    (ssize_t)sizeof(ping) - 1)
 		goto out;
 	while (memchr(in.buf, '\n', in.len) == NULL && in.len < sizeof(buf) &&
@@ -187,8 +187,7 @@ dial(struct cand *c)
 
 	sideband_wire_addr(&sun, c->path);
 	c->skip = true;
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-	    0)) < 0)
+	if ((fd = plat_unix_socket()) < 0)
 		return -1;
 	/* AF_UNIX connects at once: 0, or EAGAIN when the backlog is full */
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
@@ -247,7 +246,7 @@ conn_step(struct conn *c, short revents)
 
 	if (c->sent < c->out.len && (revents & POLLOUT)) {
 		n = send(c->fd, c->out.buf + c->sent, c->out.len - c->sent,
-		    MSG_NOSIGNAL);
+		    PLAT_MSG_NOSIGNAL);
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return true;
 		if (n > 0)

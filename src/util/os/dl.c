@@ -22,12 +22,13 @@ dl_load(const char *soname, const char *package, const struct dl_sym *syms,
 
 	dl = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (dl == NULL) {
-		err_set(err, "cannot load %s (%s); install the Debian package "
-		    "%s", soname, dlerror(), package);
+		err_set(err, "cannot load %s (%s); install %s", soname,
+		    dlerror(), package);
 		return NULL;
 	}
 	for (i = 0; i < n; i++) {
-		if ((*syms[i].slot = dlsym(dl, syms[i].name)) == NULL) {
+		*syms[i].slot = dlsym(dl, syms[i].name);
+		if (*syms[i].slot == NULL && !syms[i].optional) {
 			err_set(err, "%s lacks %s", soname, syms[i].name);
 			dlclose(dl);
 			return NULL;

@@ -1,8 +1,8 @@
 /*
  * plat.h — the operating-system calls thatch needs that POSIX leaves
  * open: peer credentials of a Unix socket, nonblocking close-on-exec
- * sockets, random bytes, the running executable's path, memory advice
- * and a poll that waits with a signal mask.
+ * sockets, random bytes, the running executable's path, memory and
+ * file-cache advice and a poll that waits with a signal mask.
  *
  * plat_linux.c implements them with Linux's calls (SO_PEERCRED, accept4,
  * getrandom, /proc/self/exe, MADV_HUGEPAGE, ppoll); plat_posix.c with
@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -30,11 +31,21 @@
 #define PLAT_LINUX	0
 #endif
 
+/* send(2)'s flag that keeps a write to a closed peer from raising
+ * SIGPIPE; 0 where the system lacks it (macOS), whose sockets from
+ * plat_unix_socket and plat_accept carry SO_NOSIGPIPE instead. */
+#ifdef MSG_NOSIGNAL
+#define PLAT_MSG_NOSIGNAL	MSG_NOSIGNAL
+#else
+#define PLAT_MSG_NOSIGNAL	0
+#endif
+
 /* The effective uid of the process at the other end of the Unix socket
  * fd: 0, or -1 with errno (ENOSYS: this system cannot tell). */
 int	plat_peer_uid(int fd, uid_t *uid);
 
-/* A nonblocking, close-on-exec AF_UNIX stream socket, or -1. */
+/* A nonblocking, close-on-exec AF_UNIX stream socket that never raises
+ * SIGPIPE when sent PLAT_MSG_NOSIGNAL, or -1. */
 int	plat_unix_socket(void);
 
 /* Accept a connection on fd, nonblocking and close-on-exec, or -1. */
@@ -52,10 +63,22 @@ char	*plat_exe_path(void);
 /* Ask for transparent huge pages over [p, p + n); a no-op elsewhere. */
 void	plat_hugepage(void *p, size_t n);
 
-/* poll(2) that waits with the signal mask mask (ppoll's contract; the
- * POSIX path swaps the mask around poll: a signal landing between the
- * swap and the poll waits for the timeout or the next input). */
+/* Advise that [p, p + n) is read at random, in small pages (no huge
+ * pages where the system has them). */
+void	plat_random_pages(void *p, size_t n);
+
+/* Drop the page cache of fd's file (its data already on disk); a hint
+ * that does nothing where the system takes no such advice. */
+void	plat_drop_cache(int fd);
+
+/* poll(2) that waits with the signal mask mask (ppoll's contract): a
+ * signal the mask lets through ends the wait with EINTR. The POSIX path
+ * swaps the mask around poll and polls a self-pipe beside pfd, so the
+ * handler of every such signal must call plat_ppoll_wake. */
 int	plat_ppoll(struct pollfd *pfd, nfds_t n, const struct timespec *ts,
 	    const sigset_t *mask);
+
+/* From a signal handler (async-signal-safe): end a plat_ppoll wait. */
+void	plat_ppoll_wake(void);
 
 #endif

@@ -9,6 +9,7 @@
 
 #if PLAT_LINUX
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -87,11 +88,30 @@ plat_hugepage(void *p, size_t n)
 	madvise(p, n, MADV_HUGEPAGE);
 }
 
+void
+plat_random_pages(void *p, size_t n)
+{
+	madvise(p, n, MADV_NOHUGEPAGE);
+	madvise(p, n, MADV_RANDOM);
+}
+
+void
+plat_drop_cache(int fd)
+{
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 int
 plat_ppoll(struct pollfd *pfd, nfds_t n, const struct timespec *ts,
     const sigset_t *mask)
 {
 	return ppoll(pfd, n, ts, mask);
+}
+
+void
+plat_ppoll_wake(void)
+{
+	/* ppoll unmasks and waits atomically: nothing to wake */
 }
 #else
 typedef int	plat_linux_unused;	/* ISO C: no empty translation unit */

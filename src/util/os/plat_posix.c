@@ -1,9 +1,10 @@
 /*
  * plat_posix.c — plat.h with POSIX and BSD calls: getpeereid, accept +
  * fcntl, getentropy, argv[0] resolved through PATH, poll with a swapped
- * signal mask. Darwin adds _NSGetExecutablePath (dyld(3)). Built where
- * PLAT_LINUX is 0: on macOS and the BSDs, and on Linux by `make
- * PORTABLE=1`, which is how this path is tested.
+ * signal mask and a self-pipe, posix_madvise and posix_fadvise. Darwin
+ * adds _NSGetExecutablePath (dyld(3)). Built where PLAT_LINUX is 0: on
+ * macOS and the BSDs, and on Linux by `make PORTABLE=1`, which is how
+ * this path is tested.
  *
  * Invariant (plat.h): without getpeereid (or Linux's SO_PEERCRED when
  * PORTABLE on Linux, where getpeereid does not exist) plat_peer_uid
@@ -21,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #ifdef __APPLE__
@@ -82,6 +84,15 @@ nonblock_cloexec(int fd)
 
 	if (fd < 0)
 		return -1;
+#ifdef SO_NOSIGPIPE		/* the BSDs' and macOS's PLAT_MSG_NOSIGNAL */
+	int	on = 1;
+
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on,
+	    sizeof(on)) != 0) {
+		close(fd);
+		return -1;
+	}
+#endif
 	if ((fl = fcntl(fd, F_GETFL)) < 0 ||
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ||
 	    fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
@@ -153,30 +164,96 @@ plat_hugepage(void *p, size_t n)
 	(void)n;
 }
 
+void
+plat_random_pages(void *p, size_t n)
+{
+	posix_madvise(p, n, POSIX_MADV_RANDOM);
+}
+
+void
+plat_drop_cache(int fd)
+{
+#ifdef POSIX_FADV_DONTNEED	/* not in macOS */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+#else
+	(void)fd;
+#endif
+}
+
+/* The self-pipe of plat_ppoll: a handler's plat_ppoll_wake writes a byte
+ * to wake[1]; plat_ppoll polls wake[0] beside the caller's descriptors.
+ * -1 until the first plat_ppoll creates it (never in a handler). */
+static int	wake[2] = { -1, -1 };
+
+static int
+wake_open(void)
+{
+	int	i;
+
+	if (wake[0] >= 0)
+		return 0;
+	if (pipe(wake) != 0)
+		return -1;
+	for (i = 0; i < 2; i++) {
+		fcntl(wake[i], F_SETFD, FD_CLOEXEC);
+		fcntl(wake[i], F_SETFL, fcntl(wake[i], F_GETFL) | O_NONBLOCK);
+	}
+	return 0;
+}
+
+/* Empty the pipe; returns whether it held a byte. */
+static int
+wake_drain(void)
+{
+	char	b[64];
+	int	got = 0;
+
+	while (read(wake[0], b, sizeof(b)) > 0)
+		got = 1;
+	return got;
+}
+
+void
+plat_ppoll_wake(void)
+{
+	int	saved = errno;
+
+	if (wake[1] >= 0)
+		(void)!write(wake[1], "", 1);	/* full: a wake is pending */
+	errno = saved;
+}
+
 int
 plat_ppoll(struct pollfd *pfd, nfds_t n, const struct timespec *ts,
     const sigset_t *mask)
 {
-	sigset_t	old, pend;
-	int		r, saved, ms = -1, sig;
+	struct pollfd	*all;
+	sigset_t	 old;
+	nfds_t		 i;
+	int		 r, saved, ms = -1;
 
-	/* a signal that came while blocked is delivered by the unmask,
-	 * before poll could see it: end the wait as ppoll would */
-	sigpending(&pend);
-	for (sig = 1; sig < NSIG; sig++)
-		if (sigismember(&pend, sig) == 1 && !sigismember(mask, sig)) {
-			pthread_sigmask(SIG_SETMASK, mask, &old);
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			errno = EINTR;
-			return -1;
-		}
+	if (wake_open() != 0)
+		return -1;
+	all = xreallocarray(NULL, n + 1, sizeof(*all));
+	memcpy(all, pfd, n * sizeof(*pfd));
+	all[n] = (struct pollfd){ wake[0], POLLIN, 0 };
 	if (ts != NULL)
 		ms = (int)(ts->tv_sec * 1000 + (ts->tv_nsec + 999999) /
 		    1000000);
+	/* a signal blocked until now is delivered by the unmask, before
+	 * poll starts: its handler's byte makes the poll return at once */
+	wake_drain();
 	pthread_sigmask(SIG_SETMASK, mask, &old);
-	r = poll(pfd, n, ms);
+	r = poll(all, n + 1, ms);
 	saved = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r > 0 && wake_drain()) {
+		r = -1;
+		saved = EINTR;
+	}
+	for (i = 0; i < n; i++)
+		pfd[i].revents = all[i].revents;
+	free(all);
 	errno = saved;
 	return r;
 }
