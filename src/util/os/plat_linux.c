@@ -2,22 +2,18 @@
  * plat_linux.c — plat.h with Linux's own calls (SO_PEERCRED, accept4,
  * getrandom, /proc/self/exe, MADV_HUGEPAGE, ppoll). Compiled empty when
  * PLAT_LINUX is 0, so that a PORTABLE binary holds none of them
- * (scripts/check-portable checks with nm).
+ * (scripts/check-portable checks with nm), except the SO_PEERCRED peer
+ * check, which a PORTABLE build on Linux needs as well.
  */
 #define _GNU_SOURCE		/* struct ucred, accept4, ppoll */
 #include "util/os/plat.h"
 
-#if PLAT_LINUX
+#ifdef __linux__
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include "util/xmalloc.h"
-
+/* The one peer check Linux has (glibc has no getpeereid), so the PORTABLE
+ * build uses it too: getsockopt is POSIX, only the option is Linux's. */
 int
 plat_peer_uid(int fd, uid_t *uid)
 {
@@ -33,6 +29,16 @@ plat_peer_uid(int fd, uid_t *uid)
 	*uid = cr.uid;
 	return 0;
 }
+#endif
+
+#if PLAT_LINUX
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "util/xmalloc.h"
 
 int
 plat_unix_socket(void)

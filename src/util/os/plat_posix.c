@@ -6,13 +6,10 @@
  * macOS and the BSDs, and on Linux by `make PORTABLE=1`, which is how
  * this path is tested.
  *
- * Invariant (plat.h): without getpeereid (or Linux's SO_PEERCRED when
- * PORTABLE on Linux, where getpeereid does not exist) plat_peer_uid
- * fails with ENOSYS; it never guesses.
+ * Invariant (plat.h): without getpeereid plat_peer_uid fails with
+ * ENOSYS; it never guesses. On Linux, where glibc has no getpeereid,
+ * plat_linux.c's SO_PEERCRED version serves the PORTABLE build too.
  */
-#ifdef __linux__
-#define _GNU_SOURCE		/* PORTABLE on Linux: SO_PEERCRED's ucred */
-#endif
 #include "util/os/plat.h"
 
 #if !PLAT_LINUX
@@ -38,25 +35,8 @@
 
 static const char	*argv0;
 
-#if defined(__linux__)
-/* PORTABLE on Linux: glibc has no getpeereid; the socket option is the
- * kernel's one interface for it, and getsockopt is POSIX. */
-int
-plat_peer_uid(int fd, uid_t *uid)
-{
-	struct ucred	cr;
-	socklen_t	len = sizeof(cr);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
-		return -1;
-	if (len != sizeof(cr)) {
-		errno = EPROTO;
-		return -1;
-	}
-	*uid = cr.uid;
-	return 0;
-}
-#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+/* Linux (PORTABLE): plat_linux.c's SO_PEERCRED, the kernel's one way. */
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
     defined(__NetBSD__) || defined(__DragonFly__)
 int
 plat_peer_uid(int fd, uid_t *uid)
@@ -65,7 +45,7 @@ plat_peer_uid(int fd, uid_t *uid)
 
 	return getpeereid(fd, uid, &gid);
 }
-#else
+#elif !defined(__linux__)
 int
 plat_peer_uid(int fd, uid_t *uid)
 {
