@@ -109,25 +109,6 @@ cache_free(void *arg)
 	free(c);
 }
 
-static int
-data_version(struct store *st, int *dv, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 rc = -1;
-
-	if (store_prepare(st, &stmt, "PRAGMA data_version", err) != 0)
-		goto out;
-	if (sqlite3_step(stmt) != SQLITE_ROW) {
-		engine_fail(st, err);
-		goto out;
-	}
-	*dv = sqlite3_column_int(stmt, 0);
-	rc = 0;
-out:
-	sqlite3_finalize(stmt);
-	return rc;
-}
-
 /* Whether the cached rows still are a prefix of the table. */
 static int
 cache_prefix(struct store *st, const struct engine *eng,
@@ -221,7 +202,7 @@ cache_get(struct store *st, const struct engine *eng, struct err *err)
 		}
 	}
 	changes = sqlite3_total_changes64(store_db(st));
-	if (data_version(st, &dv, err) != 0)
+	if (store_data_version(st, &dv, err) != 0)
 		return NULL;
 	if (c->checked && dv == c->data_version && changes == c->changes)
 		return c;

@@ -66,6 +66,10 @@ int	 store_attach(struct store *, const void *key, void *data,
 /* The path the store was opened with (borrowed). */
 const char *store_path(const struct store *);
 
+/* PRAGMA data_version: moves when another connection commits (what a
+ * cache of this connection's reads must watch). 0, or -1 with err. */
+int	 store_data_version(struct store *, int *, struct err *);
+
 /*
  * Prepare sql on the connection; on failure err says which statement and
  * why. For core/ modules only.

@@ -176,8 +176,8 @@ cache_changed(struct store_cache *c)
 		c->txn_touched = true;
 }
 
-static int
-data_version(struct store *st, int *dv, struct err *err)
+int
+store_data_version(struct store *st, int *dv, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	int		 rc = -1;
@@ -673,7 +673,7 @@ cache_validate(struct store *st, struct store_cache *c, struct err *err)
 		store_cache_drop(c);
 		c->invalid = false;
 	}
-	if (data_version(st, &dv, err) != 0)
+	if (store_data_version(st, &dv, err) != 0)
 		return -1;
 	moved = dv != c->data_version || c->stale;
 	c->txn_key_read = false;
@@ -968,7 +968,7 @@ store_cache_other_space(struct store *st, const char *store,
 	int			 dv;
 
 	if (c == NULL || c->stale || c->invalid ||
-	    data_version(st, &dv, &ignored) != 0 || dv != c->data_version)
+	    store_data_version(st, &dv, &ignored) != 0 || dv != c->data_version)
 		return false;
 	for (m = c->mats; m != NULL; m = m->next) {
 		if (m->dim != sp->dim || !m->stats || m->pending ||
