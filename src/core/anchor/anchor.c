@@ -20,7 +20,6 @@
 
 #include "core/anchor/anchor_int.h"
 #include "core/store/store.h"
-#include "core/sync/sync_git.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/path.h"
@@ -97,7 +96,7 @@ fingerprint(struct anchor *a, const char *root)
 	char		 oid[ANCHOR_OID_LEN], *file = path_join(root, a->path);
 
 	if (fileio_read(file, &sb, NULL) == 0) {
-		sync_git_blob_oid(sb.buf, sb.len, oid);
+		gitoid_blob(sb.buf, sb.len, oid);
 		a->blob = xstrdup(oid);
 		if (a->symbol != NULL && anchor_span(sb.buf, sb.len,
 		    a->symbol, oid))

@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/sync/sync_merge.h"
+#include "util/gitoid.h"
 
 struct sbuf;
 
-#define ANCHOR_OID_LEN	(SYNC_OID_LEN + 1)
+#define ANCHOR_OID_LEN	GITOID_HEX_LEN
 
 /* The worktree holding a directory. All owned. */
 struct anchor_repo {

@@ -39,6 +39,7 @@
 #include "core/sync/sync_secret.h"
 #include "core/sync/sync_state.h"
 #include "util/err.h"
+#include "util/gitoid.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -178,7 +179,7 @@ add_local(const struct store_entry *e, void *arg)
 	it->held = held_reason(m, e, &it->secret);
 	render_doc(e, m->o->store, &doc);
 	it->s.local.kind = SYNC_LIVE;
-	sync_git_blob_oid(doc.buf, doc.len, it->s.local.oid);
+	gitoid_blob(doc.buf, doc.len, it->s.local.oid);
 	it->s.local.time = it->local.updated_at;
 	sbuf_release(&doc);
 	return 0;
