@@ -297,9 +297,9 @@ the_payload_has_the_spec_shape(void)
 	resp = json_string(big);
 	c.response = resp;
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s", "acme/api", &sb, &err), 0);
+	CHECK_INT(queue_payload(dir, "s", "acme/api", NULL, &sb, &err), 0);
 	CHECK_INT(queue_append(dir, "s", &c, 1, &err), 0);
-	CHECK_INT(queue_payload(dir, "s", "acme/api", &sb, &err), 1);
+	CHECK_INT(queue_payload(dir, "s", "acme/api", NULL, &sb, &err), 1);
 	CHECK(strncmp(sb.buf, "{\"interactions\":[{\"tool\":\"Bash\",\"title\":"
 	    "\"git log --oneline -5\",\"args\":\"git log --oneline -5\","
 	    "\"output\":\"xxx", 93) == 0);
@@ -400,7 +400,7 @@ replay(const char *file, const char *text, size_t len)
 		CHECK(json_is_string(json_object_get(it, "tool")));
 	json_decref(recs);
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s", "p", &sb, &err), n > 0 ? 1 : 0);
+	CHECK_INT(queue_payload(dir, "s", "p", NULL, &sb, &err), n > 0 ? 1 : 0);
 	pay = json_loads(sb.buf, JSON_ALLOW_NUL, NULL);
 	CHECK(n == 0 || json_array_size(json_object_get(pay,
 	    "interactions")) == n);
@@ -462,7 +462,7 @@ a_record_without_args_has_a_payload(void)
 
 	plant(dir, "s1.jsonl", line, sizeof(line) - 1);
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s1", "p", &sb, &err), 1);
+	CHECK_INT(queue_payload(dir, "s1", "p", NULL, &sb, &err), 1);
 	CHECK_STR(sb.buf, "{\"interactions\":[{\"tool\":\"WebFetch\","
 	    "\"title\":\"t\",\"args\":\"{}\",\"output\":\"o\"}],"
 	    "\"projectStore\":\"p\",\"globalStore\":\"global\"}");

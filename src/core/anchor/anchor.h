@@ -4,7 +4,7 @@
  * has drifted since (anchor.c records, anchor_drift.c judges,
  * anchor_git.c finds the worktree, anchor_span.c a symbol's text,
  * anchor_show.c prints them, anchor_doc.c carries them through export,
- * import and sync).
+ * import and sync, anchor_path.c turns a tool call's path into one).
  *
  * Anchors live in thatch's own tables beside the original's schema
  * (thatch_anchors, thatch_anchor_files); triggers on entries drop a
@@ -145,6 +145,19 @@ void	anchor_show(struct store *, const char *dir, const char *store,
  * none. */
 json_t	*anchor_json(struct store *, const char *dir, const char *store,
 	    const char *slug);
+
+/* ---- Paths from tool calls (anchor_path.c) ----------------------------- */
+
+/* The top directory of the worktree holding dir, resolved (a new
+ * string), or NULL when dir is in none. */
+char	*anchor_root(const char *dir);
+
+/*
+ * path (absolute, or relative to base) as a path relative to root (from
+ * anchor_root): a new string, or NULL when it is outside root, is root, or
+ * would not read back as the same anchor.
+ */
+char	*anchor_relpath(const char *root, const char *base, const char *path);
 
 /* ---- Anchors as they travel (anchor_doc.c) ----------------------------- */
 
