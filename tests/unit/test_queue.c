@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/anchor/anchor.h"
 #include "core/session/queue.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -669,6 +670,41 @@ files_are_private_and_temporaries_swept(void)
 	rmdir_all(dir);
 }
 
+/* issue 29: the files a call touched, as anchors, each once */
+static void
+a_call_names_its_repository_files(void)
+{
+	char	*dir = tmpdir(), *proj = path_dirname(dir), *root, *git;
+	char	 args[1024], *text;
+	json_t	*a, *f;
+
+	git = path_join(proj, ".git");
+	CHECK(mkdir(git, 0700) == 0);
+	root = anchor_root(proj);
+	CHECK(root != NULL);
+	snprintf(args, sizeof(args), "{\"file_path\":\"%s/src/a.c\","
+	    "\"filePath\":\"src/a.c\"}", proj);
+	a = json_loads(args, 0, NULL);
+	f = queue_files("MultiEdit", a, proj, root);
+	text = f != NULL ? json_dumps(f, JSON_COMPACT) : NULL;
+	CHECK_STR(text != NULL ? text : "(null)", "[\"src/a.c\"]");
+	free(text);
+	json_decref(f);
+	json_decref(a);
+	a = json_pack("{s:s}", "file_path", "/etc/hostname");
+	CHECK(queue_files("Read", a, proj, root) == NULL);
+	CHECK(queue_files("Bash", a, proj, root) == NULL);
+	json_decref(a);
+	a = json_pack("{s:s}", "path", "../elsewhere");
+	CHECK(queue_files("grep", a, proj, root) == NULL);
+	CHECK(queue_files("grep", a, proj, NULL) == NULL);
+	json_decref(a);
+	free(root);
+	free(git);
+	free(proj);
+	rmdir_all(dir);
+}
+
 CHECK_MAIN(
 	TEST(session_ids_cannot_escape_the_queue_folder),
 	TEST(sessions_are_listed_by_file_name),
@@ -678,6 +714,7 @@ CHECK_MAIN(
 	TEST(corrupt_lines_do_not_hide_the_others),
 	TEST(concurrent_appenders_lose_nothing),
 	TEST(titles_and_summaries_follow_the_tool),
+	TEST(a_call_names_its_repository_files),
 	TEST(the_payload_has_the_spec_shape),
 	TEST(a_pending_nudge_is_taken_once),
 	TEST(every_reader_takes_the_regression_inputs),
