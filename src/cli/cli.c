@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/repo.h"
 #include "core/repo_cache.h"
 #include "core/slug.h"
@@ -311,6 +312,18 @@ cli_entry_json(const struct store_entry *e, bool content)
 		json_object_set_new(o, "content",
 		    cli_json_str(e->content));
 	return o;
+}
+
+json_t *
+cli_memory_json(struct cli_ctx *ctx, const struct store_entry *e,
+    bool content)
+{
+	json_t	*doc = cli_entry_json(e, content), *a;
+
+	if ((a = anchor_json(ctx->store, ctx->paths.project_dir,
+	    e->store, e->slug)) != NULL)
+		json_object_set_new(doc, "anchors", a);
+	return doc;
 }
 
 void

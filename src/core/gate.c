@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "util/utf8.h"
@@ -149,6 +150,12 @@ r_times(const struct store_entry *e)
 	    (e->last_recalled_at == NULL || iso_ok(e->last_recalled_at));
 }
 
+static bool
+r_anchors(const struct store_entry *e)
+{
+	return e->anchors == NULL || anchor_doc_check(e->anchors) == NULL;
+}
+
 static const struct {
 	bool		(*ok)(const struct store_entry *);
 	const char	*reason;
@@ -160,6 +167,8 @@ static const struct {
 	{ r_branch, "its branch is not a git branch name" },
 	{ r_confidence, "its confidence is not between 1 and 10" },
 	{ r_times, "a date of it is not an ISO-8601 UTC time" },
+	{ r_anchors, "its anchors are not repository-relative paths with "
+	    "git ids" },
 };
 
 const char *

@@ -15,7 +15,8 @@ struct store_entry;
  * memory_remember could have stored: label, content and branch valid
  * UTF-8 within the caps above, no control in the label or branch, the
  * slug slug_make(label), a git-valid branch name, confidence 0 (absent)
- * or 1-10, created_at and updated_at ISO-8601 UTC times. A time after
+ * or 1-10, created_at and updated_at ISO-8601 UTC times, anchors (if
+ * any) that anchor_doc_check passes. A time after
  * now (ISO, as clock_iso writes it) is clamped to now in place, so a
  * future date never wins a merge. Returns NULL when e may be stored, else
  * the one-line reason it may not (static).

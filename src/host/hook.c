@@ -173,7 +173,7 @@ queue_payload_of(struct tool_ctx *ctx, const char *sid, struct sbuf *out,
     struct err *err)
 {
 	return queue_payload(ctx->paths->queue_dir, sid, ctx->default_store,
-	    out, err);
+	    ctx->paths->project_dir, out, err);
 }
 
 static int

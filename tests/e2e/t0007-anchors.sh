@@ -35,6 +35,10 @@ expect_contains "a worktree edit marks the hit" "$(thatch search "foo returns" 2
     "foo fact [code changed: src/a.c]"
 expect_not_contains "the symbol anchor stays fresh: bar was not touched" \
     "$(thatch search "bar returns" 2>/dev/null | grep 'bar fact')" "[code"
+expect_eq "search --json carries each hit's anchors and drift state" "src/a.c changed" \
+    "$(thatch search "foo returns" --json 2>/dev/null | py '" ".join([[h for h in d["hits"] if h["label"] == "foo fact"][0]["anchors"][0][k] for k in ("spec", "state")])')"
+expect_eq "show --json carries the state too" "changed" \
+    "$(thatch show "foo fact" --json | py 'd["anchors"][0]["state"]')"
 expect_contains "hygiene counts it" "$(thatch hygiene)" \
     "1 memory describes code that changed since it was written"
 # committed: hygiene names the commit

@@ -111,7 +111,7 @@ check_payload(size_t nrecs)
 	int		 rc;
 
 	sbuf_init(&out);
-	rc = queue_payload(dir, SID, "proj", &out, &err);
+	rc = queue_payload(dir, SID, "proj", NULL, &out, &err);
 	FUZZ_ASSERT(rc == (nrecs > 0 ? 1 : 0));
 	if (rc == 1) {
 		p = json_loadb(out.buf, out.len, JSON_ALLOW_NUL, NULL);

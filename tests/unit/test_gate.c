@@ -1,7 +1,7 @@
 /*
  * test_gate.c — the check every arriving memory passes (core/gate.c,
  * issue 31), as a table: each row one field changed from a valid record
- * and whether the gate lets it through.
+ * and whether the gate lets it through (anchors included: issue 29).
  */
 #include "check.h"
 
@@ -18,6 +18,11 @@ struct gate_case {
 	int		 ok;
 };
 
+/* One anchor as it travels (anchor_doc.c), with spec and blob given. */
+#define ANCHOR(spec, blob)	"[{\"spec\":\"" spec "\",\"blob\":" blob \
+	",\"recorded_at\":\"2026-01-01T00:00:00.000Z\"}]"
+#define OID	"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""
+
 static const struct gate_case cases[] = {
 	{ NULL, NULL, 0, 1 },
 	{ "branch", "feature/login-v2", 7, 1 },
@@ -33,6 +38,14 @@ static const struct gate_case cases[] = {
 	{ "updated_at", "9999", 0, 0 },
 	{ "updated_at", "2026-13-01T00:00:00.000Z", 0, 0 },
 	{ "updated_at", "2026-01-01T00:00:00Z", 0, 1 },
+	{ "anchors", ANCHOR("src/a.c#foo", OID), 0, 1 },
+	{ "anchors", ANCHOR("src/a.c", "null"), 0, 1 },
+	{ "anchors", ANCHOR("../etc/passwd", "null"), 0, 0 },
+	{ "anchors", ANCHOR("/etc/passwd", "null"), 0, 0 },
+	{ "anchors", ANCHOR("src/a.c", "\"ABC\""), 0, 0 },
+	{ "anchors", ANCHOR("src/a\\nb.c", "null"), 0, 0 },
+	{ "anchors", "{\"spec\":\"src/a.c\"}", 0, 0 },
+	{ "anchors", "[{\"blob\":null}]", 0, 0 },
 	{ NULL, NULL, 11, 0 },
 	{ NULL, NULL, -1, 0 },
 };
@@ -43,7 +56,8 @@ set(struct store_entry *e, const char *field, const char *v)
 	char	**slot = strcmp(field, "branch") == 0 ? &e->branch :
 	    strcmp(field, "label") == 0 ? &e->label :
 	    strcmp(field, "slug") == 0 ? &e->slug :
-	    strcmp(field, "content") == 0 ? &e->content : &e->updated_at;
+	    strcmp(field, "content") == 0 ? &e->content :
+	    strcmp(field, "anchors") == 0 ? &e->anchors : &e->updated_at;
 
 	free(*slot);
 	*slot = xstrdup(v);

@@ -55,6 +55,7 @@ same_entry(const struct store_entry *a, const struct store_entry *b)
 	    same_str(a->last_recalled_at, b->last_recalled_at) &&
 	    a->confidence == b->confidence && a->archived == b->archived &&
 	    a->recall_count == b->recall_count && a->dim == b->dim &&
+	    same_str(a->anchors, b->anchors) &&
 	    (a->dim == 0 || memcmp(a->vec, b->vec, (size_t)a->dim * 4) == 0);
 }
 
@@ -147,6 +148,22 @@ test_vector(void)
 }
 
 static void
+test_anchors(void)
+{
+	struct store_entry	e = sample();
+	struct sbuf		out = SBUF_INIT;
+
+	e.anchors = xstrdup("[{\"spec\":\"src/a.c\",\"blob\":null}]");
+	memdoc_render(&e, &out);
+	CHECK(strstr(out.buf, "\nmodel: \"Xenova/bge-small-en-v1.5\"\n"
+	    "anchors: [{\"spec\":\"src/a.c\",\"blob\":null}]\n---\n") !=
+	    NULL);
+	check_round_trip(&e);
+	sbuf_release(&out);
+	store_entry_release(&e);
+}
+
+static void
 test_lenient_input(void)
 {
 	static const char	doc[] = "---\r\n"
@@ -215,6 +232,7 @@ test_hostile_input(void)
 	    "line 2: embedding is not base64 float32s");
 	REFUSED("---\nembedding: \"AACAPx==\"\n---\n",
 	    "line 2: embedding is not base64 float32s");
+	REFUSED("---\nanchors: [{\"spec\":\n---\n", "line 2: not JSON");
 	REFUSED("---\nlabel: a\nstore: b\n---\nx\x00y",
 	    "content holds a NUL byte");
 }
@@ -244,5 +262,5 @@ test_b64(void)
 }
 
 CHECK_MAIN(TEST(test_render_bytes), TEST(test_awkward_strings),
-    TEST(test_vector), TEST(test_lenient_input), TEST(test_hostile_input),
+    TEST(test_vector), TEST(test_anchors), TEST(test_lenient_input), TEST(test_hostile_input),
     TEST(test_b64))

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/anchor/anchor.h"
 #include "core/session/queue.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -297,9 +298,9 @@ the_payload_has_the_spec_shape(void)
 	resp = json_string(big);
 	c.response = resp;
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s", "acme/api", &sb, &err), 0);
+	CHECK_INT(queue_payload(dir, "s", "acme/api", NULL, &sb, &err), 0);
 	CHECK_INT(queue_append(dir, "s", &c, 1, &err), 0);
-	CHECK_INT(queue_payload(dir, "s", "acme/api", &sb, &err), 1);
+	CHECK_INT(queue_payload(dir, "s", "acme/api", NULL, &sb, &err), 1);
 	CHECK(strncmp(sb.buf, "{\"interactions\":[{\"tool\":\"Bash\",\"title\":"
 	    "\"git log --oneline -5\",\"args\":\"git log --oneline -5\","
 	    "\"output\":\"xxx", 93) == 0);
@@ -400,7 +401,7 @@ replay(const char *file, const char *text, size_t len)
 		CHECK(json_is_string(json_object_get(it, "tool")));
 	json_decref(recs);
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s", "p", &sb, &err), n > 0 ? 1 : 0);
+	CHECK_INT(queue_payload(dir, "s", "p", NULL, &sb, &err), n > 0 ? 1 : 0);
 	pay = json_loads(sb.buf, JSON_ALLOW_NUL, NULL);
 	CHECK(n == 0 || json_array_size(json_object_get(pay,
 	    "interactions")) == n);
@@ -462,7 +463,7 @@ a_record_without_args_has_a_payload(void)
 
 	plant(dir, "s1.jsonl", line, sizeof(line) - 1);
 	sbuf_init(&sb);
-	CHECK_INT(queue_payload(dir, "s1", "p", &sb, &err), 1);
+	CHECK_INT(queue_payload(dir, "s1", "p", NULL, &sb, &err), 1);
 	CHECK_STR(sb.buf, "{\"interactions\":[{\"tool\":\"WebFetch\","
 	    "\"title\":\"t\",\"args\":\"{}\",\"output\":\"o\"}],"
 	    "\"projectStore\":\"p\",\"globalStore\":\"global\"}");
@@ -669,6 +670,41 @@ files_are_private_and_temporaries_swept(void)
 	rmdir_all(dir);
 }
 
+/* issue 29: the files a call touched, as anchors, each once */
+static void
+a_call_names_its_repository_files(void)
+{
+	char	*dir = tmpdir(), *proj = path_dirname(dir), *root, *git;
+	char	 args[1024], *text;
+	json_t	*a, *f;
+
+	git = path_join(proj, ".git");
+	CHECK(mkdir(git, 0700) == 0);
+	root = anchor_root(proj);
+	CHECK(root != NULL);
+	snprintf(args, sizeof(args), "{\"file_path\":\"%s/src/a.c\","
+	    "\"filePath\":\"src/a.c\"}", proj);
+	a = json_loads(args, 0, NULL);
+	f = queue_files("MultiEdit", a, proj, root);
+	text = f != NULL ? json_dumps(f, JSON_COMPACT) : NULL;
+	CHECK_STR(text != NULL ? text : "(null)", "[\"src/a.c\"]");
+	free(text);
+	json_decref(f);
+	json_decref(a);
+	a = json_pack("{s:s}", "file_path", "/etc/hostname");
+	CHECK(queue_files("Read", a, proj, root) == NULL);
+	CHECK(queue_files("Bash", a, proj, root) == NULL);
+	json_decref(a);
+	a = json_pack("{s:s}", "path", "../elsewhere");
+	CHECK(queue_files("grep", a, proj, root) == NULL);
+	CHECK(queue_files("grep", a, proj, NULL) == NULL);
+	json_decref(a);
+	free(root);
+	free(git);
+	free(proj);
+	rmdir_all(dir);
+}
+
 CHECK_MAIN(
 	TEST(session_ids_cannot_escape_the_queue_folder),
 	TEST(sessions_are_listed_by_file_name),
@@ -678,6 +714,7 @@ CHECK_MAIN(
 	TEST(corrupt_lines_do_not_hide_the_others),
 	TEST(concurrent_appenders_lose_nothing),
 	TEST(titles_and_summaries_follow_the_tool),
+	TEST(a_call_names_its_repository_files),
 	TEST(the_payload_has_the_spec_shape),
 	TEST(a_pending_nudge_is_taken_once),
 	TEST(every_reader_takes_the_regression_inputs),

@@ -99,9 +99,11 @@ print_hit(const struct store_hit *h, struct anchor_check *ck,
 	fputs(line->buf, stdout);
 }
 
-/* {"stores": [...], "hits": [{memory..., "score": s}, ...]}, best first. */
+/* {"stores": [...], "hits": [{memory..., "anchors"?, "score": s}, ...]},
+ * best first. */
 static void
-print_json(const struct store_query *q, const struct store_hits *hits)
+print_json(struct cli_ctx *ctx, const struct store_query *q,
+    const struct store_hits *hits)
 {
 	json_t	*doc = json_object(), *arr = json_array(), *o;
 	size_t	 i;
@@ -111,7 +113,7 @@ print_json(const struct store_query *q, const struct store_hits *hits)
 	json_object_set_new(doc, "stores", arr);
 	arr = json_array();
 	for (i = 0; i < hits->n; i++) {
-		o = cli_entry_json(&hits->v[i].e, false);
+		o = cli_memory_json(ctx, &hits->v[i].e, false);
 		json_object_set_new(o, "score", json_real(hits->v[i].score));
 		json_array_append_new(arr, o);
 	}
@@ -174,7 +176,7 @@ cmd_search_exec(struct cli_ctx *ctx, int argc, char **argv)
 		fputs(line.buf, stdout);
 	}
 	if (rc >= 0 && cli_flag(ctx, "--json"))
-		print_json(&q, &hits);
+		print_json(ctx, &q, &hits);
 	else if (rc >= 0 && hits.n > 0) {
 		ck = anchor_check_open(ctx->store, ctx->paths.project_dir);
 		for (i = 0; i < hits.n; i++)

@@ -25,18 +25,6 @@
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
-/* The memory's JSON, with "anchors" when it has any. */
-static json_t *
-with_anchors(struct cli_ctx *ctx, const struct store_entry *e)
-{
-	json_t	*doc = cli_entry_json(e, true), *a;
-
-	if ((a = anchor_json(ctx->store, ctx->paths.project_dir,
-	    e->store, e->slug)) != NULL)
-		json_object_set_new(doc, "anchors", a);
-	return doc;
-}
-
 static int
 cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
@@ -58,7 +46,7 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
 	if (cli_flag(ctx, "--json")) {
-		cli_print_json(found ? with_anchors(ctx, &e) : json_null());
+		cli_print_json(found ? cli_memory_json(ctx, &e, true) : json_null());
 		if (found)
 			store_entry_release(&e);
 	} else if (!found)

@@ -20,7 +20,6 @@
 
 #include "core/anchor/anchor_int.h"
 #include "core/store/store.h"
-#include "core/sync/sync_git.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/path.h"
@@ -97,7 +96,7 @@ fingerprint(struct anchor *a, const char *root)
 	char		 oid[ANCHOR_OID_LEN], *file = path_join(root, a->path);
 
 	if (fileio_read(file, &sb, NULL) == 0) {
-		sync_git_blob_oid(sb.buf, sb.len, oid);
+		gitoid_blob(sb.buf, sb.len, oid);
 		a->blob = xstrdup(oid);
 		if (a->symbol != NULL && anchor_span(sb.buf, sb.len,
 		    a->symbol, oid))
@@ -143,33 +142,45 @@ out:
 	return rc;
 }
 
-static int
-replace(struct store *st, const char *store, const char *slug,
+int
+anchor_tables(struct store *st, struct err *err)
+{
+	return store_exec(st, schema, err);
+}
+
+int
+anchor_rows_replace(struct store *st, const char *store, const char *slug,
     const struct anchors *as, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	int		 rc = -1;
 
-	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
-		return -1;
 	if (store_prepare(st, &stmt, "DELETE FROM thatch_anchors WHERE "
 	    "store = ? AND slug = ?", err) != 0)
-		goto out;
+		return -1;
 	sqlite3_bind_text(stmt, 1, store, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, slug, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_DONE) {
+	if (sqlite3_step(stmt) != SQLITE_DONE)
 		err_set(err, "dropping anchors in '%s': %s", store_path(st),
 		    sqlite3_errmsg(store_db(st)));
-		goto out;
-	}
-	if (insert(st, store, slug, as, err) == 0 &&
-	    store_exec(st, "COMMIT", err) == 0)
-		rc = 0;
-out:
+	else
+		rc = insert(st, store, slug, as, err);
 	sqlite3_finalize(stmt);
-	if (rc != 0)
-		(void)store_exec(st, "ROLLBACK", NULL);
 	return rc;
+}
+
+/* Invariant 4. */
+static int
+replace(struct store *st, const char *store, const char *slug,
+    const struct anchors *as, struct err *err)
+{
+	if (store_exec(st, "BEGIN IMMEDIATE", err) != 0)
+		return -1;
+	if (anchor_rows_replace(st, store, slug, as, err) == 0 &&
+	    store_exec(st, "COMMIT", err) == 0)
+		return 0;
+	(void)store_exec(st, "ROLLBACK", NULL);
+	return -1;
 }
 
 int
@@ -189,7 +200,7 @@ anchor_record(struct store *st, const char *store, const char *slug,
 		if (old.n == 0)
 			return 0;	/* nothing to re-record, no table made */
 	}
-	if (store_exec(st, schema, err) != 0) {
+	if (anchor_tables(st, err) != 0) {
 		anchors_release(&old);
 		return -1;
 	}

@@ -3,7 +3,8 @@
  * fingerprint each had when the memory was written, and whether the code
  * has drifted since (anchor.c records, anchor_drift.c judges,
  * anchor_git.c finds the worktree, anchor_span.c a symbol's text,
- * anchor_show.c prints them).
+ * anchor_show.c prints them, anchor_doc.c carries them through export,
+ * import and sync, anchor_path.c turns a tool call's path into one).
  *
  * Anchors live in thatch's own tables beside the original's schema
  * (thatch_anchors, thatch_anchor_files); triggers on entries drop a
@@ -144,5 +145,51 @@ void	anchor_show(struct store *, const char *dir, const char *store,
  * none. */
 json_t	*anchor_json(struct store *, const char *dir, const char *store,
 	    const char *slug);
+
+/* ---- Paths from tool calls (anchor_path.c) ----------------------------- */
+
+/* The top directory of the worktree holding dir, resolved (a new
+ * string), or NULL when dir is in none. */
+char	*anchor_root(const char *dir);
+
+/*
+ * path (absolute, or relative to base) as a path relative to root (from
+ * anchor_root): a new string, or NULL when it is outside root, is root, or
+ * would not read back as the same anchor.
+ */
+char	*anchor_relpath(const char *root, const char *base, const char *path);
+
+/* ---- Anchors as they travel (anchor_doc.c) ----------------------------- */
+
+/* Caps on the anchors of one memory that arrives from outside. */
+#define ANCHOR_MAX		256
+#define ANCHOR_SPEC_MAX		4096
+
+/*
+ * The anchors of (store, slug) as export and sync carry them: a compact
+ * JSON array text, one {spec, blob, span, head, recorded_at} each (keys in
+ * that order, a null one left out; the fingerprints are git's, the paths
+ * repository-relative, so they mean the same on another clone), as a new
+ * string, or NULL when it has none.
+ */
+char	*anchor_doc_get(struct store *, const char *store, const char *slug);
+
+/*
+ * Why text may not be stored as a memory's anchors (a static reason), or
+ * NULL: a JSON array of at most ANCHOR_MAX objects, each with a spec that
+ * anchor_parse takes (relative, not climbing out), of at most
+ * ANCHOR_SPEC_MAX bytes and no control character, blob, span and head
+ * absent, null or git ids (40 lowercase hex digits), and a recorded_at
+ * time.
+ */
+const char *anchor_doc_check(const char *text);
+
+/*
+ * Replace the anchors of (store, slug) with text (passed by
+ * anchor_doc_check), fingerprints as they came, in the caller's
+ * transaction; text NULL drops them. Returns 0 or -1.
+ */
+int	anchor_doc_put(struct store *, const char *store, const char *slug,
+	    const char *text, struct err *);
 
 #endif

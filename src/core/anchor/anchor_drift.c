@@ -23,7 +23,6 @@
 
 #include "core/anchor/anchor_int.h"
 #include "core/store/store.h"
-#include "core/sync/sync_git.h"
 #include "util/err.h"
 #include "util/fileio.h"
 #include "util/path.h"
@@ -132,7 +131,7 @@ cached_blob(struct anchor_check *ck, const char *file, const struct stat *sb,
 	sqlite3_bind_int64(ck->get, 4, (sqlite3_int64)sb->st_ino);
 	if (sqlite3_step(ck->get) == SQLITE_ROW &&
 	    (b = (const char *)sqlite3_column_text(ck->get, 0)) != NULL &&
-	    strlen(b) == SYNC_OID_LEN) {
+	    strlen(b) == ANCHOR_OID_LEN - 1) {
 		memcpy(blob, b, ANCHOR_OID_LEN);
 		hit = true;
 	}
@@ -230,7 +229,7 @@ file_now(struct anchor_check *ck, const char *path)
 		m->exists = true;
 		if (!cached_blob(ck, file, &sb, m->blob) &&
 		    fileio_read(file, &text, NULL) == 0) {
-			sync_git_blob_oid(text.buf, text.len, m->blob);
+			gitoid_blob(text.buf, text.len, m->blob);
 			cache_blob(ck, file, &sb, m->blob);
 		}
 	}

@@ -1,7 +1,8 @@
 /*
  * anchor_int.h — what the anchor files share and nobody else may see:
- * the worktree found natively (anchor_git.c), the git commands anchors
- * need, and the fingerprints (anchor_span.c).
+ * the tables' rows (anchor.c), the worktree found natively
+ * (anchor_git.c), the git commands anchors need, and the fingerprints
+ * (anchor_span.c).
  */
 #ifndef THATCH_CORE_ANCHOR_INT_H
 #define THATCH_CORE_ANCHOR_INT_H
@@ -9,11 +10,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/sync/sync_merge.h"
+#include "util/gitoid.h"
 
+struct anchors;
+struct err;
 struct sbuf;
+struct store;
 
-#define ANCHOR_OID_LEN	(SYNC_OID_LEN + 1)
+#define ANCHOR_OID_LEN	GITOID_HEX_LEN
+
+/* Create thatch's anchor tables and triggers if they are not there
+ * (anchor.c invariant 1). Returns 0 or -1. */
+int	anchor_tables(struct store *, struct err *);
+
+/* Replace the rows of (store, slug) with as, in the caller's transaction
+ * (anchor.c). Returns 0 or -1. */
+int	anchor_rows_replace(struct store *, const char *store,
+	    const char *slug, const struct anchors *as, struct err *);
 
 /* The worktree holding a directory. All owned. */
 struct anchor_repo {

@@ -17,7 +17,6 @@
 
 #include <string.h>
 
-#include "core/sync/sync_git.h"
 #include "util/ascii.h"
 
 static const char *const keywords[] = {
@@ -119,6 +118,6 @@ anchor_span(const char *s, size_t len, const char *symbol,
 	}
 	if (stop > end)
 		stop = end;
-	sync_git_blob_oid(start, (size_t)(stop - start), oid);
+	gitoid_blob(start, (size_t)(stop - start), oid);
 	return true;
 }

@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/anchor/anchor.h"
 #include "core/session/queue_int.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -561,9 +562,10 @@ queue_missed_bump(const char *dir, const char *sid, struct err *err)
 
 int
 queue_payload(const char *dir, const char *sid, const char *project_store,
-    struct sbuf *out, struct err *err)
+    const char *project_dir, struct sbuf *out, struct err *err)
 {
 	json_t	*recs = NULL, *list, *o, *it;
+	char	*root;
 	size_t	 i;
 
 	if (queue_peek(dir, sid, &recs, err) != 0)
@@ -573,8 +575,11 @@ queue_payload(const char *dir, const char *sid, const char *project_store,
 		return 0;
 	}
 	list = json_array();
+	root = anchor_root(project_dir);
 	json_array_foreach(recs, i, it)
-		json_array_append_new(list, queue_record_interaction(it));
+		json_array_append_new(list, queue_record_interaction(it,
+		    project_dir, root));
+	free(root);
 	o = json_object();
 	json_object_set_new(o, "interactions", list);
 	json_object_set_new(o, "projectStore", json_string(project_store));

@@ -103,11 +103,14 @@ int	queue_missed_bump(const char *dir, const char *sid, struct err *);
 
 /*
  * The extraction payload (§4.7) for the session's records: compact JSON
- * with interactions, projectStore and globalStore, appended to out.
- * Returns 1 when it appended, 0 when the queue is empty, -1 on error.
+ * with interactions, projectStore and globalStore, appended to out; each
+ * interaction names the files it touched inside the worktree holding
+ * project_dir (queue_files; none outside one). Returns 1 when it
+ * appended, 0 when the queue is empty, -1 on error.
  */
 int	queue_payload(const char *dir, const char *sid,
-	    const char *project_store, struct sbuf *out, struct err *);
+	    const char *project_store, const char *project_dir,
+	    struct sbuf *out, struct err *);
 
 /*
  * A nudge waiting for the session's next tool call (host-contracts C2:
@@ -162,5 +165,16 @@ char	*queue_title(const char *tool, const json_t *args);
 
 /* summarizeArgs (§4.7): the payload's one-line args. New string. */
 char	*queue_summary(const char *tool, const json_t *args);
+
+/*
+ * The files a call of tool with args read, edited or searched in
+ * (Read/Edit/Write/MultiEdit/NotebookEdit paths, Grep/Glob's path; both
+ * hosts' spellings), as anchors: relative to root (anchor_root), a
+ * relative path taken from base, each once, those outside root left out.
+ * A new array, or NULL when none (or root is NULL): the payload's
+ * "files", which the fact extractor passes as anchors (issue 29).
+ */
+json_t	*queue_files(const char *tool, const json_t *args, const char *base,
+	    const char *root);
 
 #endif

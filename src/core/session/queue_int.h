@@ -22,7 +22,9 @@ void	queue_clip_record(json_t *rec);
 json_t	*queue_record_new(const char *sid, const struct queue_call *c);
 
 /* One interaction of the payload (§4.7) from one stored record: tool,
- * title, the summarized args and the output cut. New reference. */
-json_t	*queue_record_interaction(const json_t *rec);
+ * title, the summarized args and the output cut, then the files it read
+ * or edited (queue_files; absent when none). New reference. */
+json_t	*queue_record_interaction(const json_t *rec, const char *base,
+	    const char *root);
 
 #endif

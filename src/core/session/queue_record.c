@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/anchor/anchor.h"
 #include "core/session/queue_int.h"
 #include "util/jsonx.h"
 #include "util/num.h"
@@ -162,6 +163,56 @@ queue_summary(const char *tool, const json_t *args)
 	}
 }
 
+/*
+ * The tools whose arguments name a file the agent read or edited (or
+ * searched in), and the keys naming it: opencode's, then Claude Code's.
+ * At most FILE_KEYS paths a call, so a payload's files stay bounded.
+ */
+#define FILE_KEYS	2
+static const struct {
+	const char	*tool;
+	const char	*keys[FILE_KEYS];
+} file_tools[] = {
+	{ "read", { "filePath", "file_path" } },
+	{ "edit", { "filePath", "file_path" } },
+	{ "write", { "filePath", "file_path" } },
+	{ "multiedit", { "filePath", "file_path" } },
+	{ "notebookedit", { "notebook_path", NULL } },
+	{ "grep", { "path", NULL } },
+	{ "glob", { "path", NULL } },
+};
+
+json_t *
+queue_files(const char *tool, const json_t *args, const char *base,
+    const char *root)
+{
+	const char	*v;
+	json_t		*files = NULL;
+	char		*rel;
+	size_t		 i, k, j;
+
+	for (i = 0; root != NULL && i < sizeof(file_tools) /
+	    sizeof(file_tools[0]); i++) {
+		if (strcasecmp(tool, file_tools[i].tool) != 0)
+			continue;
+		for (k = 0; k < FILE_KEYS && file_tools[i].keys[k]; k++) {
+			if ((v = jsonx_str(args, file_tools[i].keys[k])) ==
+			    NULL || (rel = anchor_relpath(root, base, v)) ==
+			    NULL)
+				continue;
+			if (files == NULL)
+				files = json_array();
+			for (j = 0; j < json_array_size(files) && strcmp(rel,
+			    json_string_value(json_array_get(files, j))); j++)
+				;
+			if (j == json_array_size(files))
+				json_array_append_new(files, json_string(rel));
+			free(rel);
+		}
+	}
+	return files;
+}
+
 /* The output of §4.2 for a host's response (clipped by record_clip). */
 static json_t *
 output_of(const json_t *response)
@@ -213,13 +264,14 @@ field(const json_t *rec, const char *key, size_t *len)
 
 /* One interaction of the payload (§4.7) from one record. */
 json_t *
-queue_record_interaction(const json_t *rec)
+queue_record_interaction(const json_t *rec, const char *base,
+    const char *root)
 {
 	const char	*tool, *text, *title;
 	char		*summary;
 	size_t		 len, tlen, keep;
 	struct sbuf	 out = SBUF_INIT;
-	json_t		*o;
+	json_t		*o, *files;
 
 	tool = field(rec, "tool", &len);
 	title = field(rec, "title", &tlen);
@@ -235,6 +287,9 @@ queue_record_interaction(const json_t *rec)
 	json_object_set_new(o, "title", json_stringn(title, tlen));
 	json_object_set_new(o, "args", json_string(summary));
 	json_object_set_new(o, "output", json_stringn(out.buf, out.len));
+	if ((files = queue_files(tool, json_object_get(rec, "args"), base,
+	    root)) != NULL)
+		json_object_set_new(o, "files", files);
 	free(summary);
 	sbuf_release(&out);
 	return o;

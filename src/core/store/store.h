@@ -122,6 +122,9 @@ struct store_entry {
 	int	 recall_count;
 	float	*vec;		/* owned, dim floats */
 	int	 dim;
+	char	*anchors;	/* owned: the anchors as they travel with the
+				   memory (anchor_doc.c's JSON text), set by
+				   export, import and sync only; NULL: none */
 };
 
 void	 store_entry_release(struct store_entry *);

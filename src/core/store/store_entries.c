@@ -94,6 +94,7 @@ store_entry_release(struct store_entry *e)
 	free(e->updated_at);
 	free(e->last_recalled_at);
 	free(e->vec);
+	free(e->anchors);
 	memset(e, 0, sizeof(*e));
 }
 

@@ -4,8 +4,9 @@
  * `thatch export --format markdown` and of the team-sync tree, so that a
  * memory reads the same wherever it is kept (docs/export.md).
  *
- * It knows the entries columns (struct store_entry) and nothing of files,
- * stores or SQL.
+ * It knows the entries columns (struct store_entry), plus the memory's
+ * anchors as one JSON text it checks only for being JSON (the gate judges
+ * them), and nothing of files, stores or SQL.
  *  1. Deterministic: the keys are those of memdoc_fields[], always all of
  *     them and always in that order; a string has one spelling (the
  *     escapes render_str writes), a vector one base64.
@@ -17,7 +18,8 @@
  *  4. The front matter is a subset of YAML (double-quoted scalars, null,
  *     true/false, integers) so that other tools read it as YAML; the one
  *     departure is \xHH, which here is the raw byte HH (a label that is
- *     not UTF-8 survives) where YAML would read U+00HH.
+ *     not UTF-8 survives) where YAML would read U+00HH. The anchors are a
+ *     JSON array on one line, which YAML reads as a flow sequence.
  */
 #include "core/sync/memdoc.h"
 
@@ -26,6 +28,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "core/slug.h"
 #include "core/store/store.h"
@@ -40,6 +44,7 @@ enum memdoc_kind {
 	MD_CONF,	/* int, 0 is `null` */
 	MD_BOOL,
 	MD_INT,
+	MD_JSON,	/* char *, a JSON text as it is; only when set */
 	MD_VEC,		/* vec/dim, only when dim > 0 */
 };
 
@@ -60,6 +65,7 @@ static const struct memdoc_field {
 	{ "last_recalled_at", MD_STR,
 	    offsetof(struct store_entry, last_recalled_at) },
 	{ "model", MD_STR, offsetof(struct store_entry, model) },
+	{ "anchors", MD_JSON, offsetof(struct store_entry, anchors) },
 	{ "embedding", MD_VEC, 0 },
 };
 #define MEMDOC_NFIELDS	(sizeof(memdoc_fields) / sizeof(memdoc_fields[0]))
@@ -114,7 +120,8 @@ memdoc_render(const struct store_entry *e, struct sbuf *out)
 
 	sbuf_adds(out, "---\n");
 	for (f = memdoc_fields; f < memdoc_fields + MEMDOC_NFIELDS; f++) {
-		if (f->kind == MD_VEC && e->dim <= 0)
+		if ((f->kind == MD_VEC && e->dim <= 0) ||
+		    (f->kind == MD_JSON && *FIELD(e, f, char *const) == NULL))
 			continue;
 		sbuf_addf(out, "%s: ", f->key);
 		switch (f->kind) {
@@ -135,6 +142,9 @@ memdoc_render(const struct store_entry *e, struct sbuf *out)
 		case MD_BOOL:
 			sbuf_adds(out, *FIELD(e, f, const bool) ? "true" :
 			    "false");
+			break;
+		case MD_JSON:
+			sbuf_adds(out, *FIELD(e, f, char *const));
 			break;
 		case MD_VEC:
 			render_vec(out, e->vec, e->dim);
@@ -321,6 +331,20 @@ parse_vec(struct memdoc_parser *mp, const char *s, const char *end,
 	return 0;
 }
 
+/* A JSON value on one line, kept as its text (render gives it back). */
+static int
+parse_json(struct memdoc_parser *mp, const char *s, const char *end,
+    char **out)
+{
+	json_t	*v = json_loadb(s, (size_t)(end - s), 0, NULL);
+
+	if (v == NULL)
+		return err_set(mp->err, "line %d: not JSON", mp->line);
+	json_decref(v);
+	*out = xstrndup(s, (size_t)(end - s));
+	return 0;
+}
+
 static int
 parse_value(struct memdoc_parser *mp, const struct memdoc_field *f,
     const char *s, const char *end, struct store_entry *e)
@@ -346,6 +370,8 @@ parse_value(struct memdoc_parser *mp, const struct memdoc_field *f,
 			return err_set(mp->err, "line %d: %s is true or false",
 			    mp->line, f->key);
 		return 0;
+	case MD_JSON:
+		return parse_json(mp, s, end, FIELD(e, f, char *));
 	case MD_VEC:
 		return parse_vec(mp, s, end, e);
 	}

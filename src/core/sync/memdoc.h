@@ -12,8 +12,9 @@ struct store_entry;
  * Append e as a memory document to out (docs/export.md "Markdown"): a
  * "---" line, one "key: value" line per entries column in a fixed order
  * (label, slug, store, branch, confidence, archived, created_at,
- * updated_at, recall_count, last_recalled_at, model, then embedding as
- * base64 of its little-endian float32 bytes only when e->dim > 0), a
+ * updated_at, recall_count, last_recalled_at, model, then anchors as
+ * its JSON text only when e->anchors is set, and embedding as base64 of
+ * its little-endian float32 bytes only when e->dim > 0), a
  * "---" line, then e->content verbatim and one "\n". Strings are written
  * double-quoted with JSON-style escapes (\xHH for a byte that is not
  * UTF-8); SQL NULL is `null`. The same entry gives the same bytes.

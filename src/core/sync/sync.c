@@ -21,7 +21,11 @@
  *  4. The documents sent are rendered without recall_count,
  *     last_recalled_at, model and embedding: telemetry and vectors stay
  *     local, and the same memory renders to the same blob everywhere.
- *  5. Held memories (private, secret-looking, a slug that is no file
+ *  5. A memory's anchors travel in its document (anchor_doc.c: paths and
+ *     git's fingerprints as recorded, so they mean the same on every
+ *     clone) and are replaced with what is taken; a conflict's archived
+ *     copy carries none.
+ *  6. Held memories (private, secret-looking, a slug that is no file
  *     name) are neither sent nor replaced; the remote's copy of the slug,
  *     if any, is carried over untouched, as are files of the tree that
  *     are not ours: a new commit changes only what the merge changed.
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/gate.h"
 #include "core/sync/memdoc.h"
 #include "core/slug.h"
@@ -39,6 +44,7 @@
 #include "core/sync/sync_secret.h"
 #include "core/sync/sync_state.h"
 #include "util/err.h"
+#include "util/gitoid.h"
 #include "util/sbuf.h"
 #include "util/xmalloc.h"
 
@@ -61,6 +67,7 @@ struct item {
 enum reading { READ_BASE, READ_REMOTE, READ_BOTH };
 
 struct merge {
+	struct store		*st;
 	const struct sync_opts	*o;
 	struct sync_git		 git;
 	struct item		*v;		/* owned */
@@ -175,10 +182,11 @@ add_local(const struct store_entry *e, void *arg)
 	struct sbuf	 doc = SBUF_INIT;
 
 	entry_copy(&it->local, e);
+	it->local.anchors = anchor_doc_get(m->st, e->store, e->slug);
 	it->held = held_reason(m, e, &it->secret);
-	render_doc(e, m->o->store, &doc);
+	render_doc(&it->local, m->o->store, &doc);
 	it->s.local.kind = SYNC_LIVE;
-	sync_git_blob_oid(doc.buf, doc.len, it->s.local.oid);
+	gitoid_blob(doc.buf, doc.len, it->s.local.oid);
 	it->s.local.time = it->local.updated_at;
 	sbuf_release(&doc);
 	return 0;
@@ -397,12 +405,21 @@ put_copy(struct store *st, const struct store_entry *e, struct err *err)
 	return rc;
 }
 
+/* The remote's memory, anchors included (none: the local ones go). */
+static int
+put_remote(struct store *st, const struct store_entry *e, struct err *err)
+{
+	if (store_put_exact(st, e, err) != 0)
+		return -1;
+	return anchor_doc_put(st, e->store, e->slug, e->anchors, err);
+}
+
 static int
 apply_item(struct store *st, const struct item *it, struct err *err)
 {
 	switch (it->act) {
 	case SYNC_TAKE:
-		return store_put_exact(st, &it->remote, err);
+		return put_remote(st, &it->remote, err);
 	case SYNC_DROP:
 		return it->local.slug == NULL ? 0 :
 		    store_drop(st, it->local.store, it->slug, err);
@@ -411,7 +428,7 @@ apply_item(struct store *st, const struct item *it, struct err *err)
 	case SYNC_WIN_REMOTE:
 		if (put_copy(st, &it->local, err) != 0)
 			return -1;
-		return store_put_exact(st, &it->remote, err);
+		return put_remote(st, &it->remote, err);
 	default:
 		return 0;
 	}
@@ -724,6 +741,7 @@ sync_run(struct store *st, const struct sync_opts *o,
 	int		 rc = -1, r = 1, i;
 
 	memset(&m, 0, sizeof(m));
+	m.st = st;
 	m.o = o;
 	m.rep = rep;
 	m.git.dir = o->dir;

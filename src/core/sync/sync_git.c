@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sha1.h>
-
 #include "util/err.h"
 #include "util/sbuf.h"
 #include "util/os/spawn.h"
@@ -362,18 +360,4 @@ sync_git_ref_ok(const struct sync_git *g, const char *ref)
 	    ref) != 0)
 		return false;
 	return st == 0;
-}
-
-void
-sync_git_blob_oid(const char *data, size_t len, char oid[SYNC_OID_LEN + 1])
-{
-	SHA1_CTX	ctx;
-	char		hdr[32];
-	int		n;
-
-	n = snprintf(hdr, sizeof(hdr), "blob %zu", len);
-	SHA1Init(&ctx);
-	SHA1Update(&ctx, (const uint8_t *)hdr, (size_t)n + 1);	/* with NUL */
-	SHA1Update(&ctx, (const uint8_t *)data, len);
-	SHA1End(&ctx, oid);
 }

@@ -85,8 +85,4 @@ int	sync_git_set_ref(const struct sync_git *, const char *ref,
 /* Whether name is usable as the last part of a ref (check-ref-format). */
 bool	sync_git_ref_ok(const struct sync_git *, const char *ref);
 
-/* The git blob id of len bytes of data (SHA-1 of "blob <len>\0" data). */
-void	sync_git_blob_oid(const char *data, size_t len,
-	    char oid[SYNC_OID_LEN + 1]);
-
 #endif

@@ -13,7 +13,8 @@
  *  2. Lossless: every column of the original's schema (store-and-tools
  *     §1.4.1, §1.4.2) is in a record, NULLs as null; a vector is its BLOB
  *     in base64, so it comes back bit for bit. Tables and columns the
- *     schema does not have (chat, repo_paths) are not exported.
+ *     schema does not have (chat, repo_paths) are not exported, but for
+ *     a memory's anchors, which travel in its record ("anchors").
  *  3. Explicit column lists only (§1.3 rule 2): positions differ between
  *     fresh and migrated files.
  */
@@ -25,6 +26,7 @@
 
 #include <sqlite3.h>
 
+#include "core/anchor/anchor.h"
 #include "core/store/store.h"
 #include "core/xfer/xfer_int.h"
 #include "util/b64.h"
@@ -205,6 +207,19 @@ blob_json(sqlite3_stmt *stmt, int i)
 	return v;
 }
 
+/* A memory record's anchors (anchor_doc.c), when it has any: they travel
+ * with it (invariant 2). */
+static void
+add_anchors(struct store *st, json_t *rec)
+{
+	char	*text = anchor_doc_get(st, jsonx_str(rec, "store"),
+		    jsonx_str(rec, "slug"));
+
+	if (text != NULL)
+		json_object_set_new(rec, "anchors", json_loads(text, 0, NULL));
+	free(text);
+}
+
 /* One table's rows to fn; see xfer_export. */
 static int
 export_table(struct store *st, const struct xfer_table *t, const char *store,
@@ -235,6 +250,8 @@ export_table(struct store *st, const struct xfer_table *t, const char *store,
 			}
 			json_object_set_new(rec, t->cols[i].name, v);
 		}
+		if (strcmp(t->table, "entries") == 0)
+			add_anchors(st, rec);
 		if (i < ncols)
 			json_object_set_new(rec, "embedding",
 			    blob_json(stmt, i));
@@ -316,6 +333,9 @@ xfer_entry_record(const struct store_entry *e)
 	json_object_set_new(rec, "last_recalled_at",
 	    str_or_null(e->last_recalled_at));
 	json_object_set_new(rec, "model", str_or_null(e->model));
+	if (e->anchors != NULL)
+		json_object_set_new(rec, "anchors",
+		    json_loads(e->anchors, 0, NULL));
 	if (e->dim > 0) {
 		sbuf_init(&sb);
 		b64_encode_f32(&sb, e->vec, e->dim);
@@ -385,6 +405,8 @@ xfer_record_entry(const json_t *rec, struct store_entry *e, struct err *err)
 	    take_int(rec, "recall_count", &e->recall_count, err) != 0)
 		return -1;
 	e->archived = archived != 0;
+	if (json_is_array(json_object_get(rec, "anchors")))
+		e->anchors = jsonx_dump(json_object_get(rec, "anchors"), 0);
 	if ((b64 = jsonx_str(rec, "embedding")) == NULL)
 		return 0;
 	if ((e->vec = b64_decode_f32(b64, strlen(b64), &e->dim)) == NULL)

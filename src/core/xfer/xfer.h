@@ -41,8 +41,8 @@ int	xfer_export(struct store *, const char *store, bool vectors,
 void	xfer_line(const json_t *rec, struct sbuf *out);
 
 /*
- * A "memory" record and a struct store_entry are the same row (the
- * markdown format is memdoc's rendering of it). xfer_entry_record
+ * A "memory" record and a struct store_entry are the same row, its
+ * anchors included (the markdown format is memdoc's rendering of it). xfer_entry_record
  * returns a new record; xfer_record_entry fills *e (initialised first,
  * released by the caller even on failure) and returns 0 or -1 with err
  * set.

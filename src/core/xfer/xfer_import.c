@@ -22,7 +22,10 @@
  *     compares its timestamps (§1.7).
  *  4. Records name columns, never positions (§1.3 rule 2); a column the
  *     record leaves out takes the schema's default.
- *  5. A bad record is the record's failure (reported with where it came
+ *  5. A memory record's anchors (anchor_doc.c) are checked with it and
+ *     written in its savepoint when its row is; a skipped row keeps its
+ *     own.
+ *  6. A bad record is the record's failure (reported with where it came
  *     from and counted); only a failing model or database stops the
  *     import.
  */
@@ -33,6 +36,7 @@
 
 #include <sqlite3.h>
 
+#include "core/anchor/anchor.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "core/xfer/xfer_int.h"
@@ -93,7 +97,7 @@ load_model(struct xfer_import *imp, struct err *err)
 	return 0;
 }
 
-/* The record failed: report, count, go on (invariant 5). */
+/* The record failed: report, count, go on (invariant 6). */
 static int
 record_failed(struct xfer_import *imp, const char *where, const char *why)
 {
@@ -201,6 +205,8 @@ struct xfer_row {
 	bool			 keep_created;	/* created_at is the import's
 						   time: an update keeps the
 						   row's (§1.4.1) */
+	const char		*anchors;	/* a memory's, checked; NULL:
+						   the record has none */
 };
 
 /* INSERT ... ON CONFLICT for the columns rec has (invariants 3, 4). */
@@ -353,6 +359,11 @@ write_row(struct xfer_import *imp, const struct xfer_row *r, char *why,
 		goto out;
 	}
 	rc = sqlite3_changes(store_db(imp->st)) > 0;
+	/* a memory written takes its anchors in the same savepoint */
+	if (rc == 1 && r->anchors != NULL && anchor_doc_put(imp->st,
+	    jsonx_str(rec, "store"), jsonx_str(rec, "slug"), r->anchors,
+	    err) != 0)
+		rc = -1;
 out:
 	sqlite3_finalize(stmt);
 	if (imp->in_batch) {
@@ -367,6 +378,26 @@ out:
 	return rc;
 }
 
+/* A memory record's anchors as the text to record (*out, NULL: none), or
+ * 1 with why when the gate refuses them. */
+static int
+record_anchors(const json_t *rec, char **out, char *why, size_t wlen)
+{
+	const json_t	*v = json_object_get(rec, "anchors");
+	const char	*bad;
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	*out = jsonx_dump(v, 0);
+	if ((bad = anchor_doc_check(*out)) == NULL)
+		return 0;
+	snprintf(why, wlen, "memory: %s", bad);
+	free(*out);
+	*out = NULL;
+	return 1;
+}
+
 int
 xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
     struct err *err)
@@ -375,7 +406,7 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 	const char		*type = jsonx_str(rec, "type"), *label;
 	struct xfer_row		 row;
 	void			*owned = NULL;
-	char			 why[600], *slug;
+	char			 why[600], *slug, *anchors = NULL;
 	int			 rc;
 
 	if (!json_is_object(rec))
@@ -414,14 +445,20 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 	}
 	if (!check_columns(t, rec, why, sizeof(why)))
 		return record_failed(imp, where, why);
+	if (strcmp(t->table, "entries") == 0 &&
+	    record_anchors(rec, &anchors, why, sizeof(why)) != 0)
+		return record_failed(imp, where, why);
+	row.anchors = anchors;
 	if (row.vec && (rc = row_vector(imp, t, rec, &row.blob, &row.len,
 	    &owned, why, sizeof(why), err)) != 0) {
+		free(anchors);
 		if (rc < 0)
 			return -1;
 		return record_failed(imp, where, why);
 	}
 	rc = write_row(imp, &row, why, sizeof(why), err);
 	free(owned);
+	free(anchors);
 	if (rc < 0)
 		return -1;
 	if (rc == 2)

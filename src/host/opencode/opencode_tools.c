@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/anchor/anchor.h"
 #include "core/session/extbuf.h"
 #include "core/session/queue.h"
 #include "host/hook.h"
@@ -43,11 +44,11 @@
  * of the MCP queue, from extbuf's records.
  */
 static char *
-payload_text(const json_t *recs, const char *project)
+payload_text(const json_t *recs, const char *project, const char *base)
 {
-	json_t		*list = json_array(), *o, *it;
+	json_t		*list = json_array(), *o, *it, *files;
 	const char	*tool, *text;
-	char		*summary, *head, *s;
+	char		*summary, *head, *s, *root = anchor_root(base);
 	size_t		 i, len, cut;
 
 	json_array_foreach(recs, i, it) {
@@ -60,6 +61,9 @@ payload_text(const json_t *recs, const char *project)
 		o = json_pack("{s:s,s:s,s:s,s:s+}", "tool", tool, "title",
 		    jsonx_str(it, "title") ? jsonx_str(it, "title") : "", "args",
 		    summary, "output", head, cut < len ? "..." : "");
+		if ((files = queue_files(tool, jsonx_get(it, "args"), base,
+		    root)) != NULL)
+			json_object_set_new(o, "files", files);
 		json_array_append_new(list, o);
 		free(summary);
 		free(head);
@@ -68,6 +72,7 @@ payload_text(const json_t *recs, const char *project)
 	    project, "globalStore", "global");
 	s = jsonx_dump(o, 0);
 	json_decref(o);
+	free(root);
 	return s;
 }
 
@@ -88,7 +93,8 @@ opencode_tools_payload(struct tool_ctx *ctx, const char *sid, struct sbuf *out,
 	int		 n;
 
 	if ((n = extbuf_claim(oc->dir, sid, &recs, err)) > 0) {
-		s = payload_text(recs, opencode_core_repo(oc));
+		s = payload_text(recs, opencode_core_repo(oc),
+		    ctx->paths->project_dir);
 		sbuf_adds(out, s);
 		free(s);
 	}
