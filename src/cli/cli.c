@@ -195,6 +195,7 @@ cli_tool(struct cli_ctx *ctx, const char *name, const json_t *args,
 	}
 	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
 	tools.clock = ctx->clock;
+	tools.cli = true;
 	tools.refused = false;	/* tool.h: the reader clears it */
 	if (t->run(&tools, args, &text, &ctx->err) != 0)
 		rc = CMD_FAILED;
