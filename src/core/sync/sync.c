@@ -36,6 +36,8 @@
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "core/sync/sync_git.h"
+#include "core/sync/sync_held.h"
+#include "core/sync/sync_review.h"
 #include "core/sync/sync_secret.h"
 #include "core/sync/sync_state.h"
 #include "util/err.h"
@@ -54,6 +56,10 @@ struct item {
 	char			*rtime;		/* owned: remote tombstone's */
 	const char		*held;		/* why, static; NULL: not */
 	bool			 secret;	/* held as secret-looking */
+	enum sync_held_state	 review;	/* PENDING: held for review
+						   now; REJECTED: before */
+	char			*author, *commit; /* owned: who last
+						   changed the remote's */
 	enum sync_action	 act;
 };
 
@@ -68,6 +74,9 @@ struct merge {
 	char			**priv;		/* owned, sorted slugs */
 	size_t			 npriv;
 	struct sync_secrets	*secrets;	/* owned */
+	struct sync_review	*review;	/* owned */
+	struct store		*st;
+	char			 base[SYNC_OID_LEN + 1]; /* "": none */
 	struct sync_report	*rep;
 	enum reading		 reading;	/* tree_add's sides */
 	bool			 ready;		/* tables set up, privates read */
@@ -99,6 +108,8 @@ items_release(struct merge *m)
 		store_entry_release(&m->v[i].local);
 		store_entry_release(&m->v[i].remote);
 		free(m->v[i].rtime);
+		free(m->v[i].author);
+		free(m->v[i].commit);
 	}
 	free(m->v);
 	m->v = NULL;
@@ -266,6 +277,52 @@ struct wanted {
 	size_t		*idx;		/* owned: items whose blob is read */
 };
 
+/* Why e reads as an order to the agent or holds a secret, or NULL. */
+static const char *
+review_reason(const struct merge *m, const struct store_entry *e)
+{
+	const char *const	 fields[] = { e->content, e->label, e->branch };
+	const char		*why = NULL;
+	size_t			 i;
+
+	for (i = 0; why == NULL && i < 3; i++)
+		if (fields[i] != NULL &&
+		    (why = sync_review_find(m->review, fields[i])) == NULL &&
+		    sync_secrets_find(m->secrets, fields[i]) != NULL)
+			why = "it holds what looks like a secret";
+	return why;
+}
+
+/*
+ * Issue 31: a remote document that reads as an order to the agent waits
+ * for the user's review (sync_held.c), and one the user rejected stays
+ * out; both are held, so the merge keeps the remote's file and our side.
+ */
+static int
+review(struct merge *m, struct item *it)
+{
+	struct err	 err;
+	const char	*why;
+
+	if (sync_held_state(m->st, m->o->store, it->slug, it->s.remote.oid,
+	    &it->review, &err) != 0)
+		it->review = SYNC_HELD_NONE;	/* reviewed afresh */
+	switch (it->review) {
+	case SYNC_HELD_ACCEPTED:
+		return 0;
+	case SYNC_HELD_REJECTED:
+		it->held = "rejected in review";
+		return 0;
+	default:
+		if ((why = review_reason(m, &it->remote)) != NULL) {
+			it->held = why;
+			it->review = SYNC_HELD_PENDING;
+		} else
+			it->review = SYNC_HELD_NONE;
+		return 0;
+	}
+}
+
 static int
 got_blob(size_t i, const char *buf, size_t n, void *arg)
 {
@@ -295,7 +352,7 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	it->remote.slug = xstrdup(it->slug);
 	it->remote.store = xstrdup(w->m->o->store);
 	it->s.remote.time = it->remote.updated_at;
-	return 0;
+	return review(w->m, it);
 }
 
 /* Read the remote sides the merge may need: those that differ from ours. */
@@ -364,7 +421,14 @@ decide(struct merge *m)
 
 		it->s.held = it->held != NULL;
 		it->act = sync_merge_one(&it->s);
-		if (it->held != NULL && it->local.slug != NULL &&
+		if (it->review == SYNC_HELD_PENDING) {
+			m->rep->held++;
+			sbuf_addf(&m->rep->notes, "held for review %s%s%s: "
+			    "%s (thatch sync --review)\n", SYNC_MEM_DIR,
+			    it->slug, SYNC_MEM_EXT, it->held);
+		} else if (it->review == SYNC_HELD_REJECTED)
+			;	/* the user decided: nothing to say */
+		else if (it->held != NULL && it->local.slug != NULL &&
 		    !sync_side_same(&it->s.local, &it->s.remote)) {
 			m->rep->held++;
 			sbuf_addf(it->secret ? &m->rep->secrets :
@@ -385,14 +449,27 @@ decide(struct merge *m)
 	}
 }
 
+/* The remote's copy in entries, named as its author's (issue 31). */
 static int
-put_copy(struct store *st, const struct store_entry *e, struct err *err)
+take(struct store *st, const struct item *it, const struct store_entry *e,
+    struct err *err)
+{
+	if (store_put_exact(st, e, err) != 0)
+		return -1;
+	return store_origin_set(st, e->store, e->slug, STORE_ORIGIN_SYNC,
+	    it->author, it->commit, err);
+}
+
+/* it: the item whose remote copy e is; NULL for our own copy. */
+static int
+put_copy(struct store *st, const struct item *it, const struct store_entry *e,
+    struct err *err)
 {
 	struct store_entry	c;
 	int			rc;
 
 	conflict_copy(e, &c);
-	rc = store_put_exact(st, &c, err);
+	rc = it != NULL ? take(st, it, &c, err) : store_put_exact(st, &c, err);
 	store_entry_release(&c);
 	return rc;
 }
@@ -400,21 +477,71 @@ put_copy(struct store *st, const struct store_entry *e, struct err *err)
 static int
 apply_item(struct store *st, const struct item *it, struct err *err)
 {
+	if (it->review == SYNC_HELD_PENDING)
+		return sync_held_put(st, &it->remote, it->s.remote.oid,
+		    it->held, it->author, it->commit, err);
 	switch (it->act) {
 	case SYNC_TAKE:
-		return store_put_exact(st, &it->remote, err);
+		return take(st, it, &it->remote, err);
 	case SYNC_DROP:
 		return it->local.slug == NULL ? 0 :
 		    store_drop(st, it->local.store, it->slug, err);
 	case SYNC_WIN_LOCAL:
-		return put_copy(st, &it->remote, err);
+		return put_copy(st, it, &it->remote, err);
 	case SYNC_WIN_REMOTE:
-		if (put_copy(st, &it->local, err) != 0)
+		if (put_copy(st, NULL, &it->local, err) != 0)
 			return -1;
-		return store_put_exact(st, &it->remote, err);
+		return take(st, it, &it->remote, err);
 	default:
 		return 0;
 	}
+}
+
+/* attribute's git log walk: the first commit naming a path is its last. */
+static int
+attr_path(const char *path, const char *commit, const char *mail, void *arg)
+{
+	struct merge	*m = arg;
+	struct item	 key, *it;
+	const char	*slug;
+	size_t		 len;
+
+	if (sync_path_parse(path, &slug, &len) != SYNC_LIVE)
+		return 0;
+	key.slug = xstrndup(slug, len);
+	it = bsearch(&key, m->v, m->n, sizeof(*m->v), cmp_item);
+	free(key.slug);
+	if (it != NULL && it->author == NULL) {
+		it->author = xstrdup(mail);
+		it->commit = xstrdup(commit);
+	}
+	return 0;
+}
+
+/*
+ * Issue 31: who last changed each document taken or held, from the
+ * commits since the base (or the whole history without one), in one git
+ * log. Items are sorted by slug (items_fold).
+ */
+static int
+attribute(struct merge *m, const char *head, struct err *err)
+{
+	char	*range;
+	size_t	 i;
+	int	 rc;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].review == SYNC_HELD_PENDING ||
+		    sync_action_takes(m->v[i].act))
+			break;
+	if (i == m->n || *head == '\0')
+		return 0;
+	range = *m->base != '\0' ? xasprintf("%s..%s", m->base, head) :
+	    xstrdup(head);
+	rc = sync_git_authors(&m->git, range, SYNC_MEM_DIR, attr_path, m,
+	    err);
+	free(range);
+	return rc;
 }
 
 /* Invariant 2: the merge and its base in one transaction. */
@@ -552,6 +679,7 @@ load(struct store *st, struct merge *m, const char *remote_head,
 {
 	char	base[SYNC_OID_LEN + 1];
 
+	m->base[0] = '\0';
 	if (store_walk(st, m->o->store, add_local, m, err) != 0 ||
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
@@ -564,6 +692,7 @@ load(struct store *st, struct merge *m, const char *remote_head,
 		m->reading = READ_BOTH;
 	else if (*base != '\0' && *remote_head != '\0' &&
 	    sync_git_is_ancestor(&m->git, base, remote_head)) {
+		memcpy(m->base, base, sizeof(base));
 		m->reading = READ_BASE;
 		if (sync_git_tree(&m->git, base, tree_add, m, err) != 0)
 			return -1;
@@ -614,6 +743,7 @@ sync_round(struct store *st, struct merge *m, struct err *err)
 		goto out;
 	/* invariant 1: the database is written once the remote answered */
 	if (!m->ready && (sync_state_setup(st, err) != 0 ||
+	    sync_held_setup(st, err) != 0 ||
 	    sync_state_privates(st, m->o->store, &m->priv, &m->npriv,
 	    err) != 0))
 		goto out;
@@ -626,7 +756,7 @@ sync_round(struct store *st, struct merge *m, struct err *err)
 		rc = 0;
 		goto out;
 	}
-	if (apply(st, m, head, err) != 0)
+	if (attribute(m, head, err) != 0 || apply(st, m, head, err) != 0)
 		goto out;
 	if (m->rep->sent == 0) {
 		rc = 0;
@@ -668,8 +798,8 @@ out:
  * short transaction that skips a memory rewritten meanwhile. The model
  * opens only when something needs it.
  */
-static void
-embed_missing(struct store *st, const struct sync_opts *o,
+void
+sync_embed_missing(struct store *st, const struct sync_opts *o,
     struct sync_report *rep)
 {
 	const struct sync_embedder	*em = &o->embedder;
@@ -737,6 +867,8 @@ sync_run(struct store *st, const struct sync_opts *o,
 		goto out;
 	}
 	m.secrets = sync_secrets_new();
+	m.review = sync_review_new();
+	m.st = st;
 	for (i = 0; i < SYNC_ATTEMPTS && r == 1; i++)
 		if ((r = sync_round(st, &m, err)) < 0)
 			goto out;
@@ -746,12 +878,13 @@ sync_run(struct store *st, const struct sync_opts *o,
 		goto out;
 	}
 	if (!o->status)
-		embed_missing(st, o, rep);
+		sync_embed_missing(st, o, rep);
 	rc = 0;
 out:
 	items_release(&m);
 	sync_state_free_list(m.priv, m.npriv);
 	sync_secrets_free(m.secrets);
+	sync_review_free(m.review);
 	free(ref);
 	return rc;
 }
