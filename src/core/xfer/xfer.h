@@ -77,6 +77,8 @@ struct xfer_import {
 	const struct model_opts	*model_opts;	/* to re-embed */
 	const char		*now;		/* ISO time with ms: what a
 						   memory without times gets */
+	const char		*file;		/* the file being read: what
+						   imported memories record */
 	void			(*report)(void *, const char *where,
 				    const char *why);
 	void			*report_arg;

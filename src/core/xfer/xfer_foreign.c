@@ -17,6 +17,8 @@
  *     recalled like one the agent wrote.
  *  3. thatch's own instruction block in CLAUDE.md (between the markers
  *     of text/block.h) is instructions, not memories, and is left out.
+ *  4. A note goes to the import's store, whatever its front matter says
+ *     (issue 31); its dates pass the gate like any imported memory's.
  */
 #include "core/xfer/xfer.h"
 
@@ -393,6 +395,12 @@ xfer_read_note(struct xfer_import *imp, const char *buf, size_t n,
 	store_entry_release(&e);
 	if (rec == NULL)
 		return import_memory(imp, NULL, where, err);
+	/* issue 31: a note picks neither its store nor its slug (the label
+	 * makes it), and brings no telemetry */
+	json_object_set_new(rec, "store", json_string(imp->default_store));
+	json_object_del(rec, "slug");
+	json_object_del(rec, "recall_count");
+	json_object_del(rec, "last_recalled_at");
 	rc = xfer_import_record(imp, rec, where, err);
 	json_decref(rec);
 	return rc;
