@@ -73,22 +73,6 @@ check_gate(struct store_entry *e)
 	free(before);
 }
 
-/* The next NUL-terminated piece of the input, or NULL past its end. */
-static char *
-piece(const uint8_t **p, const uint8_t *end)
-{
-	const uint8_t	*z;
-	char		*s;
-
-	if (*p >= end)
-		return NULL;
-	if ((z = memchr(*p, '\0', (size_t)(end - *p))) == NULL)
-		z = end;
-	s = xstrndup((const char *)*p, (size_t)(z - *p));
-	*p = z + (z < end);
-	return s;
-}
-
 static void
 entry_from(const uint8_t *data, size_t size)
 {
@@ -96,15 +80,15 @@ entry_from(const uint8_t *data, size_t size)
 	struct store_entry	 e;
 
 	memset(&e, 0, sizeof(e));
-	e.label = piece(&p, end);
-	e.content = piece(&p, end);
-	e.branch = piece(&p, end);
-	e.created_at = piece(&p, end);
-	e.updated_at = piece(&p, end);
-	e.last_recalled_at = piece(&p, end);
+	e.label = fuzz_piece(&p, end);
+	e.content = fuzz_piece(&p, end);
+	e.branch = fuzz_piece(&p, end);
+	e.created_at = fuzz_piece(&p, end);
+	e.updated_at = fuzz_piece(&p, end);
+	e.last_recalled_at = fuzz_piece(&p, end);
 	/* half the inputs get the slug their label maps to, so the rules
 	 * past the slug's are reached */
-	e.slug = size > 0 && (data[0] & 1) == 0 ? piece(&p, end) :
+	e.slug = size > 0 && (data[0] & 1) == 0 ? fuzz_piece(&p, end) :
 	    e.label != NULL ? slug_make(e.label, strlen(e.label)) : NULL;
 	if (size > 0)
 		e.confidence = (int)(signed char)data[size - 1] % 12;

@@ -67,6 +67,10 @@ int	 store_fail(struct store *, struct err *, const char *what);
 /* Roll back an open transaction, if any; keeps err as it is. */
 void	 store_rollback(struct store *);
 
+/* Whether the schema holds an object (table, index, trigger) named name. */
+int	 store_has_object(struct store *, const char *name, bool *found,
+	    struct err *);
+
 /* ---- Entries (store_entries.c) ------------------------------------------ */
 
 /*

@@ -59,25 +59,6 @@ static const char *const kinds[] = {
 };
 #define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
-/* Whether the object called name exists. */
-static int
-has(struct store *st, const char *name, bool *found, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 step;
-
-	if (store_prepare(st, &stmt, "SELECT 1 FROM sqlite_master "
-	    "WHERE name = ?", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
-	step = sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read the schema");
-	*found = step == SQLITE_ROW;
-	return 0;
-}
-
 /* store.c's setup step: create what is missing (store.c invariant 5). */
 int
 store_origin_setup(struct store *st, bool write, int *todo, struct err *err)
@@ -86,7 +67,7 @@ store_origin_setup(struct store *st, bool write, int *todo, struct err *err)
 	bool	found = false;
 
 	for (i = 0; i < NOWN; i++) {
-		if (has(st, own[i].name, &found, err) != 0)
+		if (store_has_object(st, own[i].name, &found, err) != 0)
 			return -1;
 		if (found)
 			continue;
