@@ -22,9 +22,12 @@
  *     last_recalled_at, model and embedding: telemetry and vectors stay
  *     local, and the same memory renders to the same blob everywhere.
  *  5. Held memories (private, secret-looking, a slug that is no file
- *     name) are neither sent nor replaced; the remote's copy of the slug,
+ *     name; arriving: refused by the gate, held for review or rejected in
+ *     it) are neither sent nor replaced; the remote's copy of the slug,
  *     if any, is carried over untouched, as are files of the tree that
  *     are not ours: a new commit changes only what the merge changed.
+ *  6. What is taken records its provenance (the git author and commit
+ *     that last changed its file) in the merge's transaction.
  */
 #include "core/sync/sync.h"
 
@@ -298,8 +301,8 @@ review_reason(const struct merge *m, const struct store_entry *e)
  * for the user's review (sync_held.c), and one the user rejected stays
  * out; both are held, so the merge keeps the remote's file and our side.
  */
-static int
-review(struct merge *m, struct item *it)
+static void
+review_item(struct merge *m, struct item *it)
 {
 	struct err	 err;
 	const char	*why;
@@ -309,17 +312,17 @@ review(struct merge *m, struct item *it)
 		it->review = SYNC_HELD_NONE;	/* reviewed afresh */
 	switch (it->review) {
 	case SYNC_HELD_ACCEPTED:
-		return 0;
+		break;
 	case SYNC_HELD_REJECTED:
 		it->held = "rejected in review";
-		return 0;
+		break;
 	default:
 		if ((why = review_reason(m, &it->remote)) != NULL) {
 			it->held = why;
 			it->review = SYNC_HELD_PENDING;
 		} else
 			it->review = SYNC_HELD_NONE;
-		return 0;
+		break;
 	}
 }
 
@@ -352,7 +355,8 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	it->remote.slug = xstrdup(it->slug);
 	it->remote.store = xstrdup(w->m->o->store);
 	it->s.remote.time = it->remote.updated_at;
-	return review(w->m, it);
+	review_item(w->m, it);
+	return 0;
 }
 
 /* Read the remote sides the merge may need: those that differ from ours. */
