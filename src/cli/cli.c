@@ -196,6 +196,7 @@ cli_tool(struct cli_ctx *ctx, const char *name, const json_t *args,
 	}
 	tool_ctx_init(&tools, ctx->store, cli_default_store(ctx), &ctx->paths);
 	tools.clock = ctx->clock;
+	tools.cli = true;
 	tools.refused = false;	/* tool.h: the reader clears it */
 	if (t->run(&tools, args, &text, &ctx->err) != 0)
 		rc = CMD_FAILED;
@@ -314,6 +315,23 @@ cli_entry_json(const struct store_entry *e, bool content)
 	return o;
 }
 
+/* Where the memory came from (issue 31), or NULL when unknown. */
+static json_t *
+origin_json(struct cli_ctx *ctx, const struct store_entry *e)
+{
+	struct store_origin	 o = { STORE_ORIGIN_NONE, NULL, NULL };
+	struct err		 ignored;
+	json_t			*doc = NULL;
+
+	if (store_origin_get(ctx->store, e->store, e->slug, &o,
+	    &ignored) == 0 && o.kind != STORE_ORIGIN_NONE)
+		doc = json_pack("{s:s, s:s?, s:s?}", "kind",
+		    store_origin_kind_name(o.kind), "source", o.source,
+		    "commit", o.ref);
+	store_origin_release(&o);
+	return doc;
+}
+
 json_t *
 cli_memory_json(struct cli_ctx *ctx, const struct store_entry *e,
     bool content)
@@ -323,6 +341,8 @@ cli_memory_json(struct cli_ctx *ctx, const struct store_entry *e,
 	if ((a = anchor_json(ctx->store, ctx->paths.project_dir,
 	    e->store, e->slug)) != NULL)
 		json_object_set_new(doc, "anchors", a);
+	if ((a = origin_json(ctx, e)) != NULL)
+		json_object_set_new(doc, "origin", a);
 	return doc;
 }
 

@@ -130,7 +130,8 @@ void	cli_print_text(const struct sbuf *);
 json_t	*cli_json_str(const char *);
 json_t	*cli_entry_json(const struct store_entry *, bool content);
 /* The same with "anchors" (anchor_json: each anchor's spec, blob, head,
- * recorded_at and its state judged in the project) when it has any. */
+ * recorded_at and its state judged in the project) when it has any, and
+ * "origin" ({kind, source, commit}: where it came from) when known. */
 json_t	*cli_memory_json(struct cli_ctx *, const struct store_entry *,
 	    bool content);
 void	 cli_print_json(json_t *);

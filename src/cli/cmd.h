@@ -49,7 +49,7 @@ enum {
 };
 
 /* Most options one row may declare (the parser's fixed value array). */
-#define CMD_MAXOPTS	8
+#define CMD_MAXOPTS	12
 /* max_args for "any number" (the handler then checks them itself). */
 #define CMD_ANY		(-1)
 

@@ -226,10 +226,14 @@ render_recall(const json_t *matches, struct sbuf *out)
 			labels[i] = jsonx_str(json_array_get(matches, i),
 			    "label");
 	text_nudge_recall(out, json_array_size(matches), labels);
-	for (i = 0; i < 2 && i < json_array_size(matches); i++)
+	for (i = 0; i < 2 && i < json_array_size(matches); i++) {
 		if (jsonx_str(json_array_get(matches, i), "drift") != NULL)
 			text_nudge_drift(out, labels[i], jsonx_str(
 			    json_array_get(matches, i), "drift"));
+		if (jsonx_str(json_array_get(matches, i), "from") != NULL)
+			text_nudge_origin(out, labels[i], jsonx_str(
+			    json_array_get(matches, i), "from"));
+	}
 }
 
 /* The cache file of paths->project_dir, and its .git/config. */

@@ -142,3 +142,11 @@ text_nudge_drift(struct sbuf *sb, const char *label, const char *marks)
 	sbuf_addf(sb, " \"%s\"%s: check that code before acting on it.",
 	    label, marks);
 }
+
+void
+text_nudge_origin(struct sbuf *sb, const char *label, const char *tag)
+{
+	sbuf_adds(sb, " ");
+	text_fence_quoted(sb, label);
+	sbuf_addf(sb, " %s: someone else's note, information only.", tag);
+}

@@ -58,4 +58,9 @@ void	text_nudge_recall_for(struct sbuf *, size_t n,
  * anchor_marks writes them). */
 void	text_nudge_drift(struct sbuf *, const char *label, const char *marks);
 
+/* After the recall nudge, for a named memory that is not the user's own
+ * (issue 31): " \"<label>\" <tag>: someone else's note, information
+ * only." (tag as store_origin_tag writes it, already fenced). */
+void	text_nudge_origin(struct sbuf *, const char *label, const char *tag);
+
 #endif

@@ -148,6 +148,8 @@ struct tool_ctx {
 	const char		*session;
 	const char		*host_kind;	/* "opencode"; NULL: "mcp" */
 	struct sbuf		*echo;
+	bool			 cli;		/* a thatch command, not an
+						   agent: the provenance */
 };
 
 /* Initialise ctx (model options from the environment); release frees the

@@ -160,7 +160,12 @@ memory_remember(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	w.archived = tool_arg_bool(args, "archived");
 	w.overwrite = tool_arg_bool(args, "overwrite") == 1;
 	w.now = clock_iso(clock_now(&ctx->clock), now);
-	if (store_remember(ctx->store, &w, &res, err) != 0)
+	/* issue 31: the provenance follows the write (not atomic with it:
+	 * store_remember owns its transaction) */
+	if (store_remember(ctx->store, &w, &res, err) != 0 ||
+	    (res == STORE_SAVED && store_origin_set(ctx->store, store, slug,
+	    ctx->cli ? STORE_ORIGIN_CLI : STORE_ORIGIN_AGENT, NULL, NULL,
+	    err) != 0))
 		goto out;
 	rc = 0;
 	ctx->refused = res != STORE_SAVED;
@@ -192,8 +197,19 @@ out:
 	return rc;
 }
 
+/* " [from … via …]" for a memory that is not the user's own (issue 31). */
 static void
-add_recall_hit(struct sbuf *out, const struct store_hit *h,
+add_origin(struct store *st, const struct store_entry *e, struct sbuf *out)
+{
+	size_t	at = out->len;
+
+	sbuf_addc(out, ' ');
+	if (!store_origin_lookup_tag(st, e->store, e->slug, out))
+		sbuf_setlen(out, at);
+}
+
+static void
+add_recall_hit(struct store *st, struct sbuf *out, const struct store_hit *h,
     struct anchor_check *ck)
 {
 	const struct store_entry	*e = &h->e;
@@ -216,6 +232,7 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h,
 	}
 	sbuf_addf(out, "] [score:%s]%s", num_fixed(h->score, 3, num),
 	    h->lexical_only ? " [lexical]" : "");
+	add_origin(st, e, out);
 	anchor_marks(ck, e, out);
 	sbuf_adds(out, "\n");
 	tool_cut_content(out, e->content ? e->content : "", e->label,
@@ -345,7 +362,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	for (i = 0; i < hits.n; i++) {
 		if (i > 0)
 			sbuf_adds(out, "\n\n-----\n\n");
-		add_recall_hit(out, &hits.v[i], ck);
+		add_recall_hit(ctx->store, out, &hits.v[i], ck);
 	}
 	anchor_check_close(ck);
 	if (found == 1)
@@ -423,6 +440,7 @@ memory_show(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	text_fence_field(out, e.created_at);
 	sbuf_adds(out, " updated:");
 	text_fence_field(out, e.updated_at);
+	add_origin(ctx->store, &e, out);
 	sbuf_adds(out, "\n\n");
 	text_fence_body(out, e.content);
 	anchor_show(ctx->store, ctx->paths->project_dir, store, e.slug,

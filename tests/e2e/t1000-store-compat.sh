@@ -61,7 +61,8 @@ rm -rf "$XDG_CONFIG_HOME/thatch"
 thatch stores >/dev/null
 # thatch's own full-text index (entries_fts, its shadow tables and its
 # triggers), its generation (entries_vecgen and its triggers, which keep
-# the vector file exact), the entries_list index `list` reads, and the
+# the vector file exact), the entries_list index `list` reads, the
+# provenance table thatch_origin and its two triggers (issue 31), and the
 # newer original's chat tables (v0.1.30 has none) come
 # (with the sqlite_sequence AUTOINCREMENT needs) on top of the original's
 # schema, which stays exact
@@ -69,16 +70,17 @@ own_schema() {
 	q "$1" "SELECT sql || ';' FROM sqlite_master WHERE sql IS NOT NULL
 	    AND name NOT LIKE 'entries_fts%' AND name NOT LIKE 'chat%'
 	    AND name NOT LIKE 'entries_vecgen%' AND name <> 'entries_list'
+	    AND name NOT LIKE 'thatch_origin%'
 	    AND name <> 'sqlite_sequence' ORDER BY rowid"
 }
 schema_thatch=$(q "$db" .schema)
 q "$TEST_DIR/orig.db" <"$FIX/original.sql" >/dev/null
 expect_eq "thatch creates the original's schema text exactly" \
 	"$(own_schema "$TEST_DIR/orig.db")" "$(own_schema "$db")"
-expect_eq "thatch adds only its two indexes, its generation and six triggers" \
-	"entries_fts entries_fts_ad entries_fts_ai entries_fts_au entries_list entries_vecgen entries_vecgen_ad entries_vecgen_ai entries_vecgen_au" \
+expect_eq "thatch adds only its two indexes, its generation, its provenance and eight triggers" \
+	"entries_fts entries_fts_ad entries_fts_ai entries_fts_au entries_list entries_vecgen entries_vecgen_ad entries_vecgen_ai entries_vecgen_au thatch_origin thatch_origin_ad thatch_origin_au" \
 	"$(q "$db" "SELECT name FROM sqlite_master WHERE name IN
-	    ('entries_fts', 'entries_list', 'entries_vecgen')
+	    ('entries_fts', 'entries_list', 'entries_vecgen', 'thatch_origin')
 	    OR type = 'trigger' ORDER BY name" | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "thatch's file is in WAL mode" "wal" "$(q "$db" "PRAGMA journal_mode")"
 expect_ok "the original's init replays on thatch's file" \

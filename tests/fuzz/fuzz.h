@@ -118,4 +118,26 @@ fuzz_env(void)
 	return fuzz_root;
 }
 
+/* The next NUL-terminated piece of an input (a new string), or NULL past
+ * its end: how harnesses cut one input into the fields of a record. */
+static inline char *
+fuzz_piece(const uint8_t **p, const uint8_t *end)
+{
+	const uint8_t	*z;
+	char		*s;
+	size_t		 n;
+
+	if (*p >= end)
+		return NULL;
+	if ((z = memchr(*p, '\0', (size_t)(end - *p))) == NULL)
+		z = end;
+	n = (size_t)(z - *p);
+	if ((s = malloc(n + 1)) == NULL)
+		abort();
+	memcpy(s, *p, n);
+	s[n] = '\0';
+	*p = z + (z < end);
+	return s;
+}
+
 #endif

@@ -59,22 +59,6 @@ check_exact(const struct store_entry *e)
 	sbuf_release(&b);
 }
 
-/* The next NUL-terminated piece of the input, or NULL past its end. */
-static char *
-piece(const uint8_t **p, const uint8_t *end)
-{
-	const uint8_t	*z;
-	char		*s;
-
-	if (*p >= end)
-		return NULL;
-	if ((z = memchr(*p, '\0', (size_t)(end - *p))) == NULL)
-		z = end;
-	s = xstrndup((const char *)*p, (size_t)(z - *p));
-	*p = z + (z < end);
-	return s;
-}
-
 static void
 entry_from(const uint8_t *data, size_t size)
 {
@@ -83,14 +67,14 @@ entry_from(const uint8_t *data, size_t size)
 	char			*s;
 
 	memset(&e, 0, sizeof(e));
-	e.label = (s = piece(&p, end)) ? s : xstrdup("");
-	e.store = (s = piece(&p, end)) ? s : xstrdup("");
-	e.slug = (s = piece(&p, end)) ? s : xstrdup("");
-	e.content = piece(&p, end);
-	e.branch = piece(&p, end);
-	e.model = piece(&p, end);
-	e.created_at = piece(&p, end);
-	e.last_recalled_at = piece(&p, end);
+	e.label = (s = fuzz_piece(&p, end)) ? s : xstrdup("");
+	e.store = (s = fuzz_piece(&p, end)) ? s : xstrdup("");
+	e.slug = (s = fuzz_piece(&p, end)) ? s : xstrdup("");
+	e.content = fuzz_piece(&p, end);
+	e.branch = fuzz_piece(&p, end);
+	e.model = fuzz_piece(&p, end);
+	e.created_at = fuzz_piece(&p, end);
+	e.last_recalled_at = fuzz_piece(&p, end);
 	if (size > 0) {
 		e.archived = data[0] & 1;
 		e.confidence = (int)(signed char)data[size - 1];

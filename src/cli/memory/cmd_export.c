@@ -39,27 +39,6 @@ struct export_out {
 	int		 records, memories;
 };
 
-/* A store name or slug as one file name: bytes outside [A-Za-z0-9_-] as
- * %XX, so names stay distinct and none is hidden, "." or "..". */
-static void
-add_name(struct sbuf *out, const char *s)
-{
-	static const char	hex[] = "0123456789ABCDEF";
-	unsigned char		c;
-
-	if (*s == '\0')
-		sbuf_addc(out, '%');
-	for (; (c = (unsigned char)*s) != '\0'; s++)
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_' || c == '-')
-			sbuf_addc(out, (char)c);
-		else {
-			sbuf_addc(out, '%');
-			sbuf_addc(out, hex[c >> 4]);
-			sbuf_addc(out, hex[c & 15]);
-		}
-}
-
 /* One memory as DIR/<store>/<slug>.md. */
 static int
 write_memdoc(struct export_out *o, const json_t *rec)
@@ -76,11 +55,11 @@ write_memdoc(struct export_out *o, const json_t *rec)
 		goto out;
 	}
 	sbuf_addf(&path, "%s/", o->dir);
-	add_name(&path, e.store);
+	xfer_file_name(&path, e.store);
 	if (path_mkdir_p(path.buf, 0700, &o->ctx->err) != 0)
 		goto out;
 	sbuf_addc(&path, '/');
-	add_name(&path, e.slug);
+	xfer_file_name(&path, e.slug);
 	sbuf_adds(&path, ".md");
 	memdoc_render(&e, &doc);
 	/* no fsync per file: 10,000 of them took 48 s (bench/b900) */

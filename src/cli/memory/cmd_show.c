@@ -25,10 +25,32 @@
 #include "util/sbuf.h"
 #include "util/utf8.h"
 
+/* For a memory not the user's own, the origin line: "origin: sync from
+ * <mail> at <commit>" and the like. */
+static void
+add_origin(struct sbuf *out, const struct store_origin *o)
+{
+	static const char *const how[] = {
+		[STORE_ORIGIN_IMPORT] = " of", [STORE_ORIGIN_SYNC] = " from",
+	};
+	const char	*prep = (size_t)o->kind < sizeof(how) / sizeof(how[0]) &&
+			    how[o->kind] != NULL ? how[o->kind] : "";
+
+	if (!store_origin_foreign(o))
+		return;		/* the user's own need no naming */
+	utf8_addf(out, "origin: %s", store_origin_kind_name(o->kind));
+	if (o->source != NULL)
+		utf8_addf(out, "%s %s", prep, o->source);
+	if (o->ref != NULL)
+		utf8_addf(out, " at %s", o->ref);
+	sbuf_addc(out, '\n');
+}
+
 static int
 cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct store_entry	 e;
+	struct store_origin	 o = { STORE_ORIGIN_NONE, NULL, NULL };
 	struct sbuf		 out = SBUF_INIT;
 	const char		*store;
 	char			*slug;
@@ -45,6 +67,11 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 		goto out;
 	if (!found && cli_hashed_label(ctx, argv[0], slug, store))
 		goto out;
+	if (found && store_origin_get(ctx->store, e.store, e.slug, &o,
+	    &ctx->err) != 0) {
+		store_entry_release(&e);
+		goto out;
+	}
 	if (cli_flag(ctx, "--json")) {
 		cli_print_json(found ? cli_memory_json(ctx, &e, true) : json_null());
 		if (found)
@@ -59,8 +86,10 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 			utf8_addf(&out, "branch: %s\n", e.branch);
 		if (e.confidence != 0)
 			utf8_addf(&out, "confidence: %d\n", e.confidence);
-		utf8_addf(&out, "created: %s  updated: %s\n\n", e.created_at,
+		utf8_addf(&out, "created: %s  updated: %s\n", e.created_at,
 		    e.updated_at);
+		add_origin(&out, &o);
+		sbuf_addc(&out, '\n');
 		utf8_escape(&out, cli_memory_body(e.content), UTF8_ESC_TEXT);
 		anchor_show(ctx->store, ctx->paths.project_dir, e.store,
 		    e.slug, &out);
@@ -71,6 +100,7 @@ cmd_show_exec(struct cli_ctx *ctx, int argc, char **argv)
 		fputs(out.buf, stdout);
 	rc = 0;
 out:
+	store_origin_release(&o);
 	sbuf_release(&out);
 	free(slug);
 	return rc;

@@ -2,7 +2,9 @@
  * cmd_sync.c — `thatch sync [store]`: share a project store through the
  * project's git remote (docs/sync.md); --status shows what would move,
  * --auto turns the MCP server's background sync on or off, --private and
- * --share mark one memory as never sent or shareable again.
+ * --share mark one memory as never sent or shareable again, --review
+ * lists what a teammate sent that sync held for review, and --accept or
+ * --reject decides it (issue 31).
  *
  * The merge and git are core/sync/sync.c's; this file parses, supplies the
  * model for incoming memories (loaded only when one needs a vector) and
@@ -25,6 +27,7 @@
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "core/sync/sync.h"
+#include "core/sync/sync_held.h"
 #include "embed/model.h"
 #include "util/fileio.h"
 #include "util/path.h"
@@ -118,6 +121,110 @@ add_lines(struct sbuf *out, const char *prefix, const char *lines,
 	}
 }
 
+/* The line for memories left without a vector, if any. */
+static void
+add_unembedded(struct sbuf *out, const char *pre,
+    const struct sync_report *rep)
+{
+	if (rep->unembedded == 0)
+		return;
+	sbuf_addf(out, "%s%zu memor%s no vector yet (", pre, rep->unembedded,
+	    rep->unembedded == 1 ? "y has" : "ies have");
+	utf8_addf(out, "%s): recall finds them by their words until the next "
+	    "sync embeds them\n", rep->embed_err.buf);
+}
+
+/* --review: one held memory, every field escaped (a teammate wrote it). */
+static int
+print_held(const struct sync_held *h, void *arg)
+{
+	struct sbuf	*out = arg;
+
+	sbuf_addf(out, "[held %lld] ", h->id);
+	utf8_addf(out, "%s\n  from %s", h->e.label, h->author != NULL ?
+	    h->author : "an unknown author");
+	if (h->ref != NULL)	/* a commit id, as git log wrote it */
+		sbuf_addf(out, " at %.12s", h->ref);
+	utf8_addf(out, ": %s\n", h->reason);
+	if (h->e.branch != NULL)
+		utf8_addf(out, "  branch: %s\n", h->e.branch);
+	add_lines(out, "  | ", cli_memory_body(h->e.content), "");
+	return 0;
+}
+
+static int
+list_held(struct cli_ctx *ctx, const char *store)
+{
+	struct sbuf	out = SBUF_INIT;
+
+	if (sync_held_walk(ctx->store, store, print_held, &out,
+	    &ctx->err) != 0) {
+		sbuf_release(&out);
+		return CMD_FAILED;
+	}
+	if (out.len == 0)
+		utf8_addf(&out, "Nothing of %s is held for review.\n", store);
+	else
+		sbuf_adds(&out, "Accept with `thatch sync --accept <id|all>`, "
+		    "reject with `thatch sync --reject <id|all>`.\n");
+	fputs(out.buf, stdout);
+	sbuf_release(&out);
+	return 0;
+}
+
+/*
+ * --accept / --reject <id|all>: decide held memories; accepted ones get
+ * their vectors as a sync's would.
+ */
+static int
+decide_held(struct cli_ctx *ctx, const struct sync_opts *o, const char *v,
+    bool accept)
+{
+	struct sync_report	 rep;
+	long long		 id = 0;
+	size_t			 n;
+	char			*end;
+
+	if (strcmp(v, "all") != 0 && ((id = strtoll(v, &end, 10)) <= 0 ||
+	    *end != '\0')) {
+		err_set(&ctx->err, "--%s takes a held memory's number or all, "
+		    "not '%s'", accept ? "accept" : "reject", v);
+		return CMD_USAGE;
+	}
+	if (sync_held_decide(ctx->store, o->store, id, accept, &n,
+	    &ctx->err) != 0)
+		return CMD_FAILED;
+	if (n == 0) {
+		err_set(&ctx->err, "no memory of %s held for review is %s "
+		    "(thatch sync --review lists them)", o->store, v);
+		return CMD_FAILED;
+	}
+	printf("[%s] %zu memor%s of %s\n", accept ? "accepted" : "rejected",
+	    n, n == 1 ? "y" : "ies", o->store);
+	if (!accept)
+		return 0;
+	sync_report_init(&rep);
+	sync_embed_missing(ctx->store, o, &rep);
+	add_unembedded(&rep.plan, "", &rep);
+	if (rep.plan.len > 0)
+		fputs(rep.plan.buf, stdout);
+	sync_report_release(&rep);
+	return 0;
+}
+
+/* --review, --accept, --reject. */
+static int
+review(struct cli_ctx *ctx, const struct sync_opts *o)
+{
+	const char	*v;
+
+	if ((v = cli_opt(ctx, "--accept")) != NULL)
+		return decide_held(ctx, o, v, true);
+	if ((v = cli_opt(ctx, "--reject")) != NULL)
+		return decide_held(ctx, o, v, false);
+	return list_held(ctx, o->store);
+}
+
 static void
 print_report(FILE *fp, const struct sync_opts *o,
     const struct sync_report *rep, const char *stamp)
@@ -144,13 +251,7 @@ print_report(FILE *fp, const struct sync_opts *o,
 	add_lines(&out, pre.buf, rep->notes.buf, "");
 	add_lines(&out, pre.buf, rep->secrets.buf,
 	    " (thatch sync --force sends it)");
-	if (rep->unembedded > 0) {
-		sbuf_addf(&out, "%s%zu memor%s no vector yet (", pre.buf,
-		    rep->unembedded, rep->unembedded == 1 ? "y has" :
-		    "ies have");
-		utf8_addf(&out, "%s): recall finds them by their words until "
-		    "the next sync embeds them\n", rep->embed_err.buf);
-	}
+	add_unembedded(&out, pre.buf, rep);
 	fputs(out.buf, fp);
 	sbuf_release(&out);
 	sbuf_release(&pre);
@@ -193,6 +294,11 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	o.embedder.open = open_model;
 	o.embedder.embed = embed_passages;
 	o.embedder.arg = &lm;
+	if (cli_flag(ctx, "--review") || cli_opt(ctx, "--accept") != NULL ||
+	    cli_opt(ctx, "--reject") != NULL) {
+		rc = review(ctx, &o);
+		goto out;
+	}
 	stamp[0] = '\0';
 	if (bg)
 		snprintf(stamp, sizeof(stamp), "%s ", now);
@@ -203,6 +309,7 @@ cmd_sync_exec(struct cli_ctx *ctx, int argc, char **argv)
 	} else if (bg)
 		fprintf(stderr, "%s", stamp);	/* the failure line follows */
 	sync_report_release(&rep);
+out:
 	model_close(lm.m);
 	model_opts_release(&lm.o);
 	close(lock);
@@ -216,6 +323,9 @@ static const struct cmd_opt sync_opts[] = {
 	{ "--auto", "<on|off>", "sync in the background of the MCP server" },
 	{ "--private", "<label>", "never send this memory" },
 	{ "--share", "<label>", "let a private memory be sent again" },
+	{ "--review", NULL, "list what teammates sent that is held for review" },
+	{ "--accept", "<id|all>", "let a held memory in (see --review)" },
+	{ "--reject", "<id|all>", "keep a held memory out for good" },
 	{ "--background", NULL, "log instead of printing (the MCP server's)" },
 	{ NULL, NULL, NULL },
 };

@@ -5,11 +5,11 @@
  * Every table of the database is created here, the other core modules'
  * too (chat, engines, repo_paths), so that one transaction brings a file
  * up to date; the other store files add their own objects as setup steps
- * (store_fts.c, store_sidecar.c). Reading and writing memories is
- * store_entries.c's and searching them store_search.c's; the connection
- * itself, once open, is store_db.c's (store_int.h lists the layers). The
- * store ranks vectors it is handed and knows nothing of how they were
- * made.
+ * (store_fts.c, store_sidecar.c, store_origin.c). Reading and writing
+ * memories is store_entries.c's and searching them store_search.c's; the
+ * connection itself, once open, is store_db.c's (store_int.h lists the
+ * layers). The store ranks vectors it is handed and knows nothing of how
+ * they were made.
  *
  * Invariants:
  *  1. Every connection sets journal_mode=WAL, busy_timeout=5000 and
@@ -450,6 +450,7 @@ static int (*const setup_steps[])(struct store *, bool, int *,
 	migrate_chat,
 	store_fts_setup,
 	store_sidecar_setup,
+	store_origin_setup,
 };
 #define NSETUP_STEPS	(sizeof(setup_steps) / sizeof(setup_steps[0]))
 

@@ -509,4 +509,52 @@ struct store_reembed {
 int	 store_reembed(struct store *, const struct store_reembed *r,
 	    long long *done, struct err *);
 
+/* ---- Provenance (store_origin.c, issue 31) ------------------------------ */
+
+struct sbuf;
+
+/* How a memory reached this database. NONE: the user's own, path unknown
+ * (written before provenance was kept, or by the original). */
+enum store_origin_kind {
+	STORE_ORIGIN_NONE,
+	STORE_ORIGIN_AGENT,	/* memory_remember over MCP or opencode */
+	STORE_ORIGIN_CLI,	/* thatch remember / edit */
+	STORE_ORIGIN_IMPORT,	/* thatch import; source: the file */
+	STORE_ORIGIN_SYNC,	/* thatch sync; source: git author's mail,
+				   ref: the commit that last changed it */
+};
+
+/* One memory's provenance. Strings owned (NULL: not known). */
+struct store_origin {
+	enum store_origin_kind	 kind;
+	char			*source, *ref;
+};
+
+/* Record (store, slug)'s provenance, replacing any; inside the caller's
+ * transaction when there is one. source and ref may be NULL. */
+int	 store_origin_set(struct store *, const char *store, const char *slug,
+	    enum store_origin_kind, const char *source, const char *ref,
+	    struct err *);
+
+/* Read it into *o (kind NONE when none is recorded); release with
+ * store_origin_release. */
+int	 store_origin_get(struct store *, const char *store, const char *slug,
+	    struct store_origin *o, struct err *);
+void	 store_origin_release(struct store_origin *);
+
+/* "agent", "cli", "import", "sync" ("" for NONE). */
+const char *store_origin_kind_name(enum store_origin_kind);
+
+/* Whether the memory is not the user's own (an import or a sync). */
+bool	 store_origin_foreign(const struct store_origin *);
+
+/* Append "[from <source> via sync|import]" for a foreign memory, the
+ * source fenced (a teammate picks it); nothing for the user's own. */
+void	 store_origin_tag(const struct store_origin *, struct sbuf *);
+
+/* store_origin_tag for (store, slug), read first; whether it appended.
+ * A provenance that cannot be read appends nothing. */
+bool	 store_origin_lookup_tag(struct store *, const char *store,
+	    const char *slug, struct sbuf *);
+
 #endif

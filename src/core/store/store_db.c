@@ -122,6 +122,25 @@ store_pages_read(struct store *st)
 }
 
 int
+store_has_object(struct store *st, const char *name, bool *found,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 step;
+
+	if (store_prepare(st, &stmt, "SELECT 1 FROM sqlite_master "
+	    "WHERE name = ?", err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+	step = sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read the schema");
+	*found = step == SQLITE_ROW;
+	return 0;
+}
+
+int
 store_exec(struct store *st, const char *sql, struct err *err)
 {
 	char	*msg = NULL;

@@ -10,6 +10,7 @@
  *
  *	store_db.c	the connection
  *	store_sidecar.c	the vector file and the generation that keys it
+ *	store_origin.c	where each memory came from (thatch_origin)
  *	store_cache.c	the int8 search cache, mapped from the vector file
  *	store_entries.c	memories one at a time, reported to the cache
  *	store_fts.c	the full-text index and the lexical ranking
@@ -19,7 +20,7 @@
  *	store_search.c	store_search: the two rankings fused; recall stamps
  *	store.c		opening: pragmas, the schema and its setup steps
  *
- * Its users are those ten files and two white-box tests of the query
+ * Its users are those eleven files and two white-box tests of the query
  * tokenizer, tests/unit/test_fts.c and tests/fuzz/fuzz_query.c. Nothing
  * else may include it.
  */
@@ -66,6 +67,10 @@ int	 store_fail(struct store *, struct err *, const char *what);
 /* Roll back an open transaction, if any; keeps err as it is. */
 void	 store_rollback(struct store *);
 
+/* Whether the schema holds an object (table, index, trigger) named name. */
+int	 store_has_object(struct store *, const char *name, bool *found,
+	    struct err *);
+
 /* ---- Entries (store_entries.c) ------------------------------------------ */
 
 /*
@@ -87,6 +92,10 @@ struct store_map {
 	size_t		 len;
 	int		 guard;
 };
+
+/* Setup step (store.c): thatch_origin and its triggers (store_origin.c). */
+int	 store_origin_setup(struct store *, bool write, int *todo,
+	    struct err *);
 
 /* Setup step (store.c): the generation table, its triggers, the list
  * index. */

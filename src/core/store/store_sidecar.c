@@ -90,25 +90,6 @@ static const struct own {
 #define TRIGGER_SQL	"SELECT count(*) FROM sqlite_master WHERE " \
 	"type = 'trigger' AND tbl_name = 'entries' AND sql IN (?1, ?2, ?3)"
 
-/* Whether the object named name is in the schema. */
-static int
-has_object(struct store *st, const char *name, bool *found, struct err *err)
-{
-	sqlite3_stmt	*stmt = NULL;
-	int		 step;
-
-	if (store_prepare(st, &stmt, "SELECT 1 FROM sqlite_master "
-	    "WHERE name = ?", err) != 0)
-		return -1;
-	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
-	step = sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return store_fail(st, err, "cannot read the schema");
-	*found = step == SQLITE_ROW;
-	return 0;
-}
-
 /* How many of own[] are in the schema (one query: every open asks). */
 static int
 count_own(struct store *st, int *n, struct err *err)
@@ -144,7 +125,7 @@ store_sidecar_setup(struct store *st, bool write, int *todo, struct err *err)
 	if (n == (int)NOWN)
 		return 0;
 	for (i = 0; i < NOWN; i++) {
-		if (has_object(st, own[i].name, &found, err) != 0)
+		if (store_has_object(st, own[i].name, &found, err) != 0)
 			return -1;
 		if (found)
 			continue;

@@ -26,9 +26,12 @@
  *     clone) and are replaced with what is taken; a conflict's archived
  *     copy carries none.
  *  6. Held memories (private, secret-looking, a slug that is no file
- *     name) are neither sent nor replaced; the remote's copy of the slug,
+ *     name; arriving: refused by the gate, held for review or rejected in
+ *     it) are neither sent nor replaced; the remote's copy of the slug,
  *     if any, is carried over untouched, as are files of the tree that
  *     are not ours: a new commit changes only what the merge changed.
+ *  7. What is taken records its provenance (the git author and commit
+ *     that last changed its file) in the merge's transaction.
  */
 #include "core/sync/sync.h"
 
@@ -41,6 +44,8 @@
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "core/sync/sync_git.h"
+#include "core/sync/sync_held.h"
+#include "core/sync/sync_review.h"
 #include "core/sync/sync_secret.h"
 #include "core/sync/sync_state.h"
 #include "util/err.h"
@@ -60,6 +65,10 @@ struct item {
 	char			*rtime;		/* owned: remote tombstone's */
 	const char		*held;		/* why, static; NULL: not */
 	bool			 secret;	/* held as secret-looking */
+	enum sync_held_state	 review;	/* PENDING: held for review
+						   now; REJECTED: before */
+	char			*author, *commit; /* owned: who last
+						   changed the remote's */
 	enum sync_action	 act;
 };
 
@@ -75,6 +84,8 @@ struct merge {
 	char			**priv;		/* owned, sorted slugs */
 	size_t			 npriv;
 	struct sync_secrets	*secrets;	/* owned */
+	struct sync_review	*review;	/* owned */
+	char			 base[SYNC_OID_LEN + 1]; /* "": none */
 	struct sync_report	*rep;
 	enum reading		 reading;	/* tree_add's sides */
 	bool			 ready;		/* tables set up, privates read */
@@ -106,6 +117,8 @@ items_release(struct merge *m)
 		store_entry_release(&m->v[i].local);
 		store_entry_release(&m->v[i].remote);
 		free(m->v[i].rtime);
+		free(m->v[i].author);
+		free(m->v[i].commit);
 	}
 	free(m->v);
 	m->v = NULL;
@@ -274,6 +287,52 @@ struct wanted {
 	size_t		*idx;		/* owned: items whose blob is read */
 };
 
+/* Why e reads as an order to the agent or holds a secret, or NULL. */
+static const char *
+review_reason(const struct merge *m, const struct store_entry *e)
+{
+	const char *const	 fields[] = { e->content, e->label, e->branch };
+	const char		*why = NULL;
+	size_t			 i;
+
+	for (i = 0; why == NULL && i < 3; i++)
+		if (fields[i] != NULL &&
+		    (why = sync_review_find(m->review, fields[i])) == NULL &&
+		    sync_secrets_find(m->secrets, fields[i]) != NULL)
+			why = "it holds what looks like a secret";
+	return why;
+}
+
+/*
+ * Issue 31: a remote document that reads as an order to the agent waits
+ * for the user's review (sync_held.c), and one the user rejected stays
+ * out; both are held, so the merge keeps the remote's file and our side.
+ */
+static void
+review_item(struct merge *m, struct item *it)
+{
+	struct err	 err;
+	const char	*why;
+
+	if (sync_held_state(m->st, m->o->store, it->slug, it->s.remote.oid,
+	    &it->review, &err) != 0)
+		it->review = SYNC_HELD_NONE;	/* reviewed afresh */
+	switch (it->review) {
+	case SYNC_HELD_ACCEPTED:
+		break;
+	case SYNC_HELD_REJECTED:
+		it->held = "rejected in review";
+		break;
+	default:
+		if ((why = review_reason(m, &it->remote)) != NULL) {
+			it->held = why;
+			it->review = SYNC_HELD_PENDING;
+		} else
+			it->review = SYNC_HELD_NONE;
+		break;
+	}
+}
+
 static int
 got_blob(size_t i, const char *buf, size_t n, void *arg)
 {
@@ -303,6 +362,7 @@ got_blob(size_t i, const char *buf, size_t n, void *arg)
 	it->remote.slug = xstrdup(it->slug);
 	it->remote.store = xstrdup(w->m->o->store);
 	it->s.remote.time = it->remote.updated_at;
+	review_item(w->m, it);
 	return 0;
 }
 
@@ -372,7 +432,14 @@ decide(struct merge *m)
 
 		it->s.held = it->held != NULL;
 		it->act = sync_merge_one(&it->s);
-		if (it->held != NULL && it->local.slug != NULL &&
+		if (it->review == SYNC_HELD_PENDING) {
+			m->rep->held++;
+			sbuf_addf(&m->rep->notes, "held for review %s%s%s: "
+			    "%s (thatch sync --review)\n", SYNC_MEM_DIR,
+			    it->slug, SYNC_MEM_EXT, it->held);
+		} else if (it->review == SYNC_HELD_REJECTED)
+			;	/* the user decided: nothing to say */
+		else if (it->held != NULL && it->local.slug != NULL &&
 		    !sync_side_same(&it->s.local, &it->s.remote)) {
 			m->rep->held++;
 			sbuf_addf(it->secret ? &m->rep->secrets :
@@ -393,23 +460,39 @@ decide(struct merge *m)
 	}
 }
 
+/* The remote's copy in entries, named as its author's (issue 31). */
 static int
-put_copy(struct store *st, const struct store_entry *e, struct err *err)
+take(struct store *st, const struct item *it, const struct store_entry *e,
+    struct err *err)
+{
+	if (store_put_exact(st, e, err) != 0)
+		return -1;
+	return store_origin_set(st, e->store, e->slug, STORE_ORIGIN_SYNC,
+	    it->author, it->commit, err);
+}
+
+/* it: the item whose remote copy e is; NULL for our own copy. */
+static int
+put_copy(struct store *st, const struct item *it, const struct store_entry *e,
+    struct err *err)
 {
 	struct store_entry	c;
 	int			rc;
 
 	conflict_copy(e, &c);
-	rc = store_put_exact(st, &c, err);
+	rc = it != NULL ? take(st, it, &c, err) : store_put_exact(st, &c, err);
 	store_entry_release(&c);
 	return rc;
 }
 
-/* The remote's memory, anchors included (none: the local ones go). */
+/* The remote's memory, named as its author's, anchors included (none:
+ * the local ones go). */
 static int
-put_remote(struct store *st, const struct store_entry *e, struct err *err)
+put_remote(struct store *st, const struct item *it, struct err *err)
 {
-	if (store_put_exact(st, e, err) != 0)
+	const struct store_entry	*e = &it->remote;
+
+	if (take(st, it, e, err) != 0)
 		return -1;
 	return anchor_doc_put(st, e->store, e->slug, e->anchors, err);
 }
@@ -417,21 +500,71 @@ put_remote(struct store *st, const struct store_entry *e, struct err *err)
 static int
 apply_item(struct store *st, const struct item *it, struct err *err)
 {
+	if (it->review == SYNC_HELD_PENDING)
+		return sync_held_put(st, &it->remote, it->s.remote.oid,
+		    it->held, it->author, it->commit, err);
 	switch (it->act) {
 	case SYNC_TAKE:
-		return put_remote(st, &it->remote, err);
+		return put_remote(st, it, err);
 	case SYNC_DROP:
 		return it->local.slug == NULL ? 0 :
 		    store_drop(st, it->local.store, it->slug, err);
 	case SYNC_WIN_LOCAL:
-		return put_copy(st, &it->remote, err);
+		return put_copy(st, it, &it->remote, err);
 	case SYNC_WIN_REMOTE:
-		if (put_copy(st, &it->local, err) != 0)
+		if (put_copy(st, NULL, &it->local, err) != 0)
 			return -1;
-		return put_remote(st, &it->remote, err);
+		return put_remote(st, it, err);
 	default:
 		return 0;
 	}
+}
+
+/* attribute's git log walk: the first commit naming a path is its last. */
+static int
+attr_path(const char *path, const char *commit, const char *mail, void *arg)
+{
+	struct merge	*m = arg;
+	struct item	 key, *it;
+	const char	*slug;
+	size_t		 len;
+
+	if (sync_path_parse(path, &slug, &len) != SYNC_LIVE)
+		return 0;
+	key.slug = xstrndup(slug, len);
+	it = bsearch(&key, m->v, m->n, sizeof(*m->v), cmp_item);
+	free(key.slug);
+	if (it != NULL && it->author == NULL) {
+		it->author = xstrdup(mail);
+		it->commit = xstrdup(commit);
+	}
+	return 0;
+}
+
+/*
+ * Issue 31: who last changed each document taken or held, from the
+ * commits since the base (or the whole history without one), in one git
+ * log. Items are sorted by slug (items_fold).
+ */
+static int
+attribute(struct merge *m, const char *head, struct err *err)
+{
+	char	*range;
+	size_t	 i;
+	int	 rc;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].review == SYNC_HELD_PENDING ||
+		    sync_action_takes(m->v[i].act))
+			break;
+	if (i == m->n || *head == '\0')
+		return 0;
+	range = *m->base != '\0' ? xasprintf("%s..%s", m->base, head) :
+	    xstrdup(head);
+	rc = sync_git_authors(&m->git, range, SYNC_MEM_DIR, attr_path, m,
+	    err);
+	free(range);
+	return rc;
 }
 
 /* Invariant 2: the merge and its base in one transaction. */
@@ -569,6 +702,7 @@ load(struct store *st, struct merge *m, const char *remote_head,
 {
 	char	base[SYNC_OID_LEN + 1];
 
+	m->base[0] = '\0';
 	if (store_walk(st, m->o->store, add_local, m, err) != 0 ||
 	    sync_state_base(st, m->o->store, m->o->remote, base, err) != 0)
 		return -1;
@@ -581,6 +715,7 @@ load(struct store *st, struct merge *m, const char *remote_head,
 		m->reading = READ_BOTH;
 	else if (*base != '\0' && *remote_head != '\0' &&
 	    sync_git_is_ancestor(&m->git, base, remote_head)) {
+		memcpy(m->base, base, sizeof(base));
 		m->reading = READ_BASE;
 		if (sync_git_tree(&m->git, base, tree_add, m, err) != 0)
 			return -1;
@@ -631,6 +766,7 @@ sync_round(struct store *st, struct merge *m, struct err *err)
 		goto out;
 	/* invariant 1: the database is written once the remote answered */
 	if (!m->ready && (sync_state_setup(st, err) != 0 ||
+	    sync_held_setup(st, err) != 0 ||
 	    sync_state_privates(st, m->o->store, &m->priv, &m->npriv,
 	    err) != 0))
 		goto out;
@@ -643,7 +779,7 @@ sync_round(struct store *st, struct merge *m, struct err *err)
 		rc = 0;
 		goto out;
 	}
-	if (apply(st, m, head, err) != 0)
+	if (attribute(m, head, err) != 0 || apply(st, m, head, err) != 0)
 		goto out;
 	if (m->rep->sent == 0) {
 		rc = 0;
@@ -685,8 +821,8 @@ out:
  * short transaction that skips a memory rewritten meanwhile. The model
  * opens only when something needs it.
  */
-static void
-embed_missing(struct store *st, const struct sync_opts *o,
+void
+sync_embed_missing(struct store *st, const struct sync_opts *o,
     struct sync_report *rep)
 {
 	const struct sync_embedder	*em = &o->embedder;
@@ -755,6 +891,8 @@ sync_run(struct store *st, const struct sync_opts *o,
 		goto out;
 	}
 	m.secrets = sync_secrets_new();
+	m.review = sync_review_new();
+	m.st = st;
 	for (i = 0; i < SYNC_ATTEMPTS && r == 1; i++)
 		if ((r = sync_round(st, &m, err)) < 0)
 			goto out;
@@ -764,12 +902,13 @@ sync_run(struct store *st, const struct sync_opts *o,
 		goto out;
 	}
 	if (!o->status)
-		embed_missing(st, o, rep);
+		sync_embed_missing(st, o, rep);
 	rc = 0;
 out:
 	items_release(&m);
 	sync_state_free_list(m.priv, m.npriv);
 	sync_secrets_free(m.secrets);
+	sync_review_free(m.review);
 	free(ref);
 	return rc;
 }

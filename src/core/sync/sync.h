@@ -66,6 +66,14 @@ void	sync_report_release(struct sync_report *);
 int	sync_run(struct store *, const struct sync_opts *,
 	    struct sync_report *, struct err *);
 
+/*
+ * What sync_run does last: give o->store's memories without a vector one
+ * (o->embedder), in batches; rep->unembedded and rep->embed_err say what
+ * is left and why. For memories accepted from review, too.
+ */
+void	sync_embed_missing(struct store *, const struct sync_opts *,
+	    struct sync_report *);
+
 /* --auto: whether store syncs with remote in the background (MCP). */
 int	sync_auto_set(struct store *, const char *store, const char *remote,
 	    bool on, struct err *);

@@ -196,6 +196,49 @@ sync_git_is_ancestor(const struct sync_git *g, const char *a, const char *b)
 }
 
 int
+sync_git_authors(const struct sync_git *g, const char *range,
+    const char *dir, int (*fn)(const char *, const char *, const char *,
+    void *), void *arg, struct err *err)
+{
+	struct sbuf	 out = SBUF_INIT;
+	char		 commit[SYNC_OID_LEN + 1] = "", *mail = NULL;
+	const char	*s, *end, *sp;
+	int		 rc = -1;
+
+	/* %x01 starts a commit's line: no path holds it (-z is not used so
+	 * that the header and the names are lines alike) */
+	if (GIT(g, GIT_LOCAL_MS, NULL, &out, NULL, err, "log", "--no-renames",
+	    "--format=%x01%H %ae", "--name-only", range, "--", dir) != 0)
+		goto out;
+	for (s = out.buf != NULL ? out.buf : ""; *s != '\0'; s = end +
+	    (*end != '\0')) {
+		if ((end = strchr(s, '\n')) == NULL)
+			end = s + strlen(s);
+		if (*s == '\x01') {
+			free(mail);
+			mail = NULL;
+			if (take_oid(s + 1, commit) != 0 ||
+			    (sp = memchr(s, ' ', (size_t)(end - s))) == NULL)
+				commit[0] = '\0';
+			else
+				mail = xstrndup(sp + 1, (size_t)(end - sp - 1));
+		} else if (end > s && *commit != '\0' && mail != NULL) {
+			char	*path = xstrndup(s, (size_t)(end - s));
+			int	 stop = fn(path, commit, mail, arg);
+
+			free(path);
+			if (stop)
+				break;
+		}
+	}
+	rc = 0;
+out:
+	free(mail);
+	sbuf_release(&out);
+	return rc;
+}
+
+int
 sync_git_tree(const struct sync_git *g, const char *commit,
     int (*fn)(const char *, const char *, void *), void *arg,
     struct err *err)

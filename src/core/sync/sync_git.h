@@ -50,6 +50,17 @@ int	sync_git_tree(const struct sync_git *, const char *commit,
 	    struct err *);
 
 /*
+ * Call fn(path, commit, author mail, arg) for each file under dir that a
+ * commit of range (git log's: "base..head" or "head") changed, newest
+ * commit first, so a path's first call names the commit that last
+ * changed it and that commit's author (issue 31's provenance). fn
+ * returning non-zero stops the walk.
+ */
+int	sync_git_authors(const struct sync_git *, const char *range,
+	    const char *dir, int (*fn)(const char *, const char *,
+	    const char *, void *), void *, struct err *);
+
+/*
  * Read the n blobs oids (cat-file --batch, one process) and call fn(i,
  * bytes, len, arg) for each in order; bytes are borrowed for the call.
  */

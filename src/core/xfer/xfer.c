@@ -413,3 +413,22 @@ xfer_record_entry(const json_t *rec, struct store_entry *e, struct err *err)
 		return err_set(err, "embedding is not base64 float32s");
 	return 0;
 }
+
+void
+xfer_file_name(struct sbuf *out, const char *s)
+{
+	static const char	hex[] = "0123456789ABCDEF";
+	unsigned char		c;
+
+	if (*s == '\0')
+		sbuf_addc(out, '%');
+	for (; (c = (unsigned char)*s) != '\0'; s++)
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-')
+			sbuf_addc(out, (char)c);
+		else {
+			sbuf_addc(out, '%');
+			sbuf_addc(out, hex[c >> 4]);
+			sbuf_addc(out, hex[c & 15]);
+		}
+}

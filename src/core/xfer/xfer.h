@@ -48,6 +48,11 @@ void	xfer_line(const json_t *rec, struct sbuf *out);
  * set.
  */
 json_t	*xfer_entry_record(const struct store_entry *);
+
+/* Append a store name or slug as one file name of a markdown export
+ * (DIR/<store>/<slug>.md): bytes outside [A-Za-z0-9_-] as %XX, so names
+ * stay distinct and none is hidden, "." or "..". */
+void	xfer_file_name(struct sbuf *, const char *);
 int	 xfer_record_entry(const json_t *rec, struct store_entry *e,
 	    struct err *);
 
@@ -77,6 +82,8 @@ struct xfer_import {
 	const struct model_opts	*model_opts;	/* to re-embed */
 	const char		*now;		/* ISO time with ms: what a
 						   memory without times gets */
+	const char		*file;		/* the file being read: what
+						   imported memories record */
 	void			(*report)(void *, const char *where,
 				    const char *why);
 	void			*report_arg;

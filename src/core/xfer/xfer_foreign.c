@@ -17,6 +17,11 @@
  *     recalled like one the agent wrote.
  *  3. thatch's own instruction block in CLAUDE.md (between the markers
  *     of text/block.h) is instructions, not memories, and is left out.
+ *  4. A memory document goes to the import's store, under its label's
+ *     slug, whatever its front matter says (issue 31), unless it sits
+ *     where a markdown export puts that store's memories
+ *     (DIR/<store>/<slug>.md); its dates pass the gate like any imported
+ *     memory's.
  */
 #include "core/xfer/xfer.h"
 
@@ -368,6 +373,30 @@ looks_like_memdoc(const char *buf, size_t n)
 	    (n >= 12 && memcmp(buf, "---\r\nlabel: ", 12) == 0);
 }
 
+/*
+ * Whether the document at path sits where a markdown export puts a
+ * memory of store: DIR/<store>/<slug>.md (xfer_file_name). Only there is
+ * it taken as thatch's own export, every column as written.
+ */
+static bool
+in_export_layout(const char *path, const char *store)
+{
+	struct sbuf	 want = SBUF_INIT;
+	const char	*end, *dir;
+	bool		 ok;
+
+	if (store == NULL || (end = strrchr(path, '/')) == NULL)
+		return false;
+	for (dir = end; dir > path && dir[-1] != '/'; dir--)
+		;
+	sbuf_init(&want);
+	xfer_file_name(&want, store);
+	ok = (size_t)(end - dir) == want.len &&
+	    memcmp(dir, want.buf, want.len) == 0;
+	sbuf_release(&want);
+	return ok;
+}
+
 int
 xfer_read_note(struct xfer_import *imp, const char *buf, size_t n,
     const char *name, struct err *err)
@@ -393,6 +422,15 @@ xfer_read_note(struct xfer_import *imp, const char *buf, size_t n,
 	store_entry_release(&e);
 	if (rec == NULL)
 		return import_memory(imp, NULL, where, err);
+	if (!in_export_layout(name, jsonx_str(rec, "store"))) {
+		/* issue 31: a stray note picks neither its store nor its slug
+		 * (the label makes it), and brings no telemetry */
+		json_object_set_new(rec, "store",
+		    json_string(imp->default_store));
+		json_object_del(rec, "slug");
+		json_object_del(rec, "recall_count");
+		json_object_del(rec, "last_recalled_at");
+	}
 	rc = xfer_import_record(imp, rec, where, err);
 	json_decref(rec);
 	return rc;

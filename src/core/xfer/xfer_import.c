@@ -28,6 +28,11 @@
  *  6. A bad record is the record's failure (reported with where it came
  *     from and counted); only a failing model or database stops the
  *     import.
+ *  6. A memory passes the gate a teammate's sync document passes
+ *     (core/gate.c, issue 31): what a local memory_remember could not
+ *     have stored is refused with the gate's reason, and a future date is
+ *     clamped to now. What is imported records the file it came from
+ *     (thatch_origin), in the batch's transaction.
  */
 #include "core/xfer/xfer.h"
 
@@ -37,6 +42,7 @@
 #include <sqlite3.h>
 
 #include "core/anchor/anchor.h"
+#include "core/gate.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "core/xfer/xfer_int.h"
@@ -398,12 +404,62 @@ record_anchors(const json_t *rec, char **out, char *why, size_t wlen)
 	return 1;
 }
 
+static char *
+dup_str(const json_t *rec, const char *key)
+{
+	const char	*s = jsonx_str(rec, key);
+
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* Invariant 6: a memory record through the gate, its times clamped in
+ * place. Returns the gate's reason, or NULL. */
+static const char *
+gate_record(struct xfer_import *imp, json_t *rec)
+{
+	static const char *const times[] = { "created_at", "updated_at",
+		"last_recalled_at" };
+	struct store_entry	 e;
+	const char		*why;
+	char			**slot[3];
+	size_t			 i;
+
+	memset(&e, 0, sizeof(e));
+	e.slug = dup_str(rec, "slug");
+	e.label = dup_str(rec, "label");
+	e.content = dup_str(rec, "content");
+	e.branch = dup_str(rec, "branch");
+	e.created_at = dup_str(rec, "created_at");
+	e.updated_at = dup_str(rec, "updated_at");
+	e.last_recalled_at = dup_str(rec, "last_recalled_at");
+	e.confidence = (int)json_integer_value(json_object_get(rec,
+	    "confidence"));
+	slot[0] = &e.created_at;
+	slot[1] = &e.updated_at;
+	slot[2] = &e.last_recalled_at;
+	if ((why = gate_entry(&e, imp->now)) == NULL)
+		for (i = 0; i < 3; i++)
+			if (*slot[i] != NULL)
+				json_object_set_new(rec, times[i],
+				    json_string(*slot[i]));
+	store_entry_release(&e);
+	return why;
+}
+
+/* Invariant 6: the file an imported memory came from. */
+static int
+record_origin(struct xfer_import *imp, const json_t *rec, struct err *err)
+{
+	return store_origin_set(imp->st, jsonx_str(rec, "store"),
+	    jsonx_str(rec, "slug"), STORE_ORIGIN_IMPORT, imp->file, NULL, err);
+}
+
 int
 xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
     struct err *err)
 {
 	const struct xfer_table	*t;
-	const char		*type = jsonx_str(rec, "type"), *label;
+	const char		*type = jsonx_str(rec, "type"), *label, *gated;
 	struct xfer_row		 row;
 	void			*owned = NULL;
 	char			 why[600], *slug, *anchors = NULL;
@@ -446,6 +502,11 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 	if (!check_columns(t, rec, why, sizeof(why)))
 		return record_failed(imp, where, why);
 	if (strcmp(t->table, "entries") == 0 &&
+	    (gated = gate_record(imp, rec)) != NULL) {
+		snprintf(why, sizeof(why), "%s: %s", t->type, gated);
+		return record_failed(imp, where, why);
+	}
+	if (strcmp(t->table, "entries") == 0 &&
 	    record_anchors(rec, &anchors, why, sizeof(why)) != 0)
 		return record_failed(imp, where, why);
 	row.anchors = anchors;
@@ -459,6 +520,9 @@ xfer_import_record(struct xfer_import *imp, json_t *rec, const char *where,
 	rc = write_row(imp, &row, why, sizeof(why), err);
 	free(owned);
 	free(anchors);
+	if (rc == 1 && strcmp(t->table, "entries") == 0 &&
+	    record_origin(imp, rec, err) != 0)
+		rc = -1;
 	if (rc < 0)
 		return -1;
 	if (rc == 2)

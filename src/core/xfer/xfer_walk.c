@@ -76,8 +76,10 @@ static enum xfer_from
 sniff_jsonl(const char *buf, size_t n)
 {
 	const char	*nl = memchr(buf, '\n', n), *type;
-	json_t		*rec = json_loadb(buf, nl ? (size_t)(nl - buf) : n, 0,
-	    NULL);
+	/* issue 31: a NUL in the first entity's text is that line's
+	 * fault (the reader skips it), not a reason to read another format */
+	json_t		*rec = json_loadb(buf, nl ? (size_t)(nl - buf) : n,
+	    JSON_ALLOW_NUL, NULL);
 	enum xfer_from	 from = XFER_THATCH;
 
 	type = jsonx_str(rec, "type");
@@ -107,6 +109,7 @@ import_file(struct xfer_import *imp, const char *path, enum xfer_from from,
 	sbuf_init(&buf);
 	if (fileio_read(path, &buf, err) != 0)
 		goto out;
+	imp->file = path;
 	if (from == XFER_AUTO && ends_with(base, ".md"))
 		from = is_claude_file(base) ? XFER_CLAUDE : XFER_MARKDOWN;
 	else if (from == XFER_AUTO)

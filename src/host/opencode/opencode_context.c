@@ -119,7 +119,8 @@ has_part(const json_t *parts, const char *type)
 }
 
 /* text_nudge_drift for the named hits (the first two) whose code
- * drifted. */
+ * drifted, and text_nudge_origin for those not the user's own (issue
+ * 31). */
 static void
 drift_marks(struct opencode *oc, const struct store_hits *hits,
     struct sbuf *sb)
@@ -129,11 +130,15 @@ drift_marks(struct opencode *oc, const struct store_hits *hits,
 	size_t			 i;
 
 	ck = anchor_check_open(oc->tools->store, oc->tools->paths->project_dir);
-	for (i = 0; ck != NULL && i < hits->n && i < 2; i++) {
+	for (i = 0; i < hits->n && i < 2; i++) {
 		sbuf_reset(&marks);
 		anchor_marks(ck, &hits->v[i].e, &marks);
 		if (marks.len > 0)
 			text_nudge_drift(sb, hits->v[i].e.label, marks.buf);
+		sbuf_reset(&marks);
+		if (store_origin_lookup_tag(oc->tools->store,
+		    hits->v[i].e.store, hits->v[i].e.slug, &marks))
+			text_nudge_origin(sb, hits->v[i].e.label, marks.buf);
 	}
 	anchor_check_close(ck);
 	sbuf_release(&marks);

@@ -134,6 +134,10 @@ answer_match(struct tool_ctx *ctx, const struct engine *eng,
 		anchor_marks(ck, &hits.v[i].e, &drift);
 		if (drift.len > 0)
 			json_object_set_new(m, "drift", json_string(drift.buf));
+		sbuf_reset(&drift);	/* issue 31: whose it is */
+		if (store_origin_lookup_tag(ctx->store, hits.v[i].e.store,
+		    hits.v[i].e.slug, &drift))
+			json_object_set_new(m, "from", json_string(drift.buf));
 		json_array_append_new(out, m);
 	}
 	anchor_check_close(ck);
