@@ -117,7 +117,7 @@ expect_contains "and shows the other, fresh" "$list" "- $nA (${A:0:12}) project:
 # --- 3. a broadcast reaches the other session ----------------------------------
 out=$(run "$p2" --session "$B" please broadcast standup now)
 expect_contains "the broadcast names its recipient" "$(requests)" "[broadcast] to 1 participant\\nrecipients: $nA"
-wait_for "the other session is woken and reads it" 180 sh -c "grep -q '\] standup now' '$REQ'"
+wait_for "the other session is woken and reads it" 180 sh -c "grep -qF 'Z]\nstandup now' '$REQ'"
 
 # --- 4. two agents bouncing messages: the rate cap stops the loop ----------------
 run "$p1" --session "$A" please chat "$nB" bounce >/dev/null
