@@ -50,9 +50,14 @@ function existing(dir) {
   }
 }
 
+// Seconds a request may wait for its answer: the core serves one request
+// at a time, so this bounds the slowest tool call, not only a hook.
+const TIMEOUT = 60
+
 class Core {
-  constructor(cmd, dir, client) {
+  constructor(cmd, dir, client, timeout) {
     this.cmd = cmd
+    this.timeout = timeout
     this.dir = dir
     this.client = client
     this.proc = null
@@ -121,12 +126,21 @@ class Core {
     if (proc) proc.stdin.end()
   }
 
+  // The core answers every line it reads, a bad one with an error; a
+  // request still unanswered after timeout seconds (a hung core, a lost
+  // line) fails with the reason, so no hook holds opencode's turn for ever.
   ask(req) {
     if (this.stopped) return Promise.reject(new Error("disposed"))
     if (!this.proc) this.start()
     const id = this.next++
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject })
+      const timer = setTimeout(() => {
+        this.waiting.delete(id)
+        reject(new Error(`no answer from the core in ${this.timeout} s`))
+      }, this.timeout * 1000)
+      timer.unref?.()
+      const done = (f) => (v) => { clearTimeout(timer); f(v) }
+      this.waiting.set(id, { resolve: done(resolve), reject: done(reject) })
       this.proc.stdin.write(JSON.stringify({ id, ...req }) + "\n")
     })
   }
@@ -144,7 +158,8 @@ function partID() {
 
 async function server(input, options) {
   const client = input.client
-  const core = new Core(program(options), input.directory, client)
+  const core = new Core(program(options), input.directory, client,
+    options && options.timeout > 0 ? options.timeout : TIMEOUT)
   logTo = core
   core.onPush = (actions) => apply(actions, {})
 

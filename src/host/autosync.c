@@ -11,7 +11,11 @@
  *  2. The child's stdin and stdout are /dev/null (stdout is the MCP
  *     transport) and its stderr is DB_DIR/sync.log (0600, appended), so
  *     its failures are logged; it runs in a session of its own, so that
- *     neither git nor ssh can prompt on the user's terminal.
+ *     neither git nor ssh can prompt on the user's terminal. A log past
+ *     SYNC_LOG_MAX is renamed sync.log.1 (one old generation) before a
+ *     child starts: each child opens the log anew, so a rename loses no
+ *     line (a child of another server still writing goes on into .1),
+ *     and both files are made 0600 whoever made them.
  *  3. The end of a child is seen through a pipe the server watches (the
  *     child holds its write end), so no signal handler is involved.
  *  4. A failed run is logged through log_warn and retried at the next
@@ -23,8 +27,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +41,10 @@
 #include "util/xmalloc.h"
 
 extern char **environ;
+
+/* How far sync.log grows before it is rotated: thousands of failed runs'
+ * lines, and a bound on what a run that fails every write leaves. */
+#define SYNC_LOG_MAX	(1 << 20)
 
 struct autosync {
 	struct mcp_server	*srv;
@@ -105,6 +115,29 @@ child_env(void)
 	return envp;
 }
 
+/* Invariant 2: the log for the next child, rotated and private; -1 when
+ * it cannot be opened (the child's stderr is then /dev/null). */
+static int
+open_log(const struct autosync *a)
+{
+	struct stat	 sb;
+	char		*old;
+	int		 fd;
+
+	if (stat(a->log, &sb) == 0 && sb.st_size > SYNC_LOG_MAX) {
+		old = xasprintf("%s.1", a->log);
+		if (rename(a->log, old) != 0 || chmod(old, 0600) != 0)
+			log_warn("cannot rotate %s: %s", a->log,
+			    strerror(errno));
+		free(old);
+	}
+	fd = open(a->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0 && fchmod(fd, 0600) != 0)
+		log_warn("cannot make %s private: %s", a->log,
+		    strerror(errno));
+	return fd;
+}
+
 static void
 run_child(struct autosync *a)
 {
@@ -116,7 +149,7 @@ run_child(struct autosync *a)
 	pid_t	  pid;
 
 	a->queued = false;
-	logfd = open(a->log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	logfd = open_log(a);
 	if (pipe(p) != 0 || fcntl(p[0], F_SETFD, FD_CLOEXEC) != 0 ||
 	    fcntl(p[1], F_SETFD, FD_CLOEXEC) != 0 || (pid = fork()) < 0) {
 		log_warn("cannot start the background sync of %s: %s",

@@ -21,16 +21,23 @@
  *     topic) cannot pass for a line of chat_list: names are
  *     chat_names_valid, a topic is one line of at most CHAT_TOPIC_MAX
  *     characters. Only a message body is free text, and it reaches its
- *     recipient alone.
+ *     recipient alone, fenced (text/fence.c) under thatch's header line,
+ *     the sender's name as a field: others' text, never thatch's framing.
+ *  6. Bounds (issue 31): a sender sends at most send_rate messages a
+ *     minute (a broadcast counts once), an inbox holds at most inbox_cap
+ *     (chat.c invariant 5: old read mail makes room, unread mail is never
+ *     dropped, a full inbox refuses), a chat_read returns one page.
  */
 #include "tools/tool_rows.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "core/session/chat.h"
+#include "text/fence.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/sbuf.h"
@@ -269,10 +276,28 @@ out:
 	return rc;
 }
 
+/* Invariant 6: 1 after the refusal when c sent its minute's share. */
+static int
+over_rate(struct tool_ctx *ctx, const struct caller *c, struct sbuf *out,
+    struct err *err)
+{
+	int	rate = settings().send_rate;
+	int64_t	n;
+
+	if (chat_sent(ctx->store, c->sid, now(ctx), &n, err) != 0)
+		return -1;
+	if (n < rate)
+		return 0;
+	sbuf_addf(out, "[not sent] you sent %lld messages in the last "
+	    "%d seconds; the limit is %d. Wait, then send again.",
+	    (long long)n, CHAT_RATE_SECONDS, rate);
+	return 1;
+}
+
 /*
  * The sender's row, or the [not sent] refusal when the caller is not
- * registered (returns 1). The body's checks come first: they need no
- * database.
+ * registered or over its send rate (returns 1). The body's checks come
+ * first: they need no database.
  */
 static int
 sender(struct tool_ctx *ctx, const json_t *args, struct caller *c,
@@ -296,8 +321,12 @@ sender(struct tool_ctx *ctx, const json_t *args, struct caller *c,
 	else if (!found)
 		sbuf_adds(out, "[not sent] you are not registered: call "
 		    "chat_register first.");
-	else
-		return 0;
+	else if ((rc = over_rate(ctx, c, out, err)) != 1) {
+		if (rc == 0)
+			return 0;
+		chat_peer_release(p);
+		return -1;
+	}
 	chat_peer_release(p);
 	return 1;
 }
@@ -359,8 +388,15 @@ run_send(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		goto out;
 	}
 	if ((rc = chat_post(ctx->store, c.sid, peer.session_id, body, false,
-	    now(ctx), &id, err)) != 0)
+	    settings().inbox_cap, now(ctx), &id, err)) < 0)
 		goto out;
+	if (rc == 1) {
+		sbuf_addf(out, "[not sent] %s's inbox is full (%d messages, "
+		    "the most it holds): send again once they have read "
+		    "theirs.", peer.name, settings().inbox_cap);
+		rc = 0;
+		goto out;
+	}
 	sbuf_addf(out, "[sent] to %s (%.12s)", peer.name, peer.session_id);
 	send_note(&peer, out);
 	sbuf_addf(&what, " \u2192 %s: ", peer.name);
@@ -377,43 +413,56 @@ out:
 static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May",
 	"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
 
+/* One message as chat_read shows it (invariant 5): the header line, the
+ * sender a field, then the body fenced. */
+static void
+read_one(const struct chat_msg *m, struct sbuf *out)
+{
+	time_t		t = (time_t)m->created;
+	struct tm	tm;
+	char		sid[13];
+
+	gmtime_r(&t, &tm);
+	snprintf(sid, sizeof(sid), "%.12s", m->from_session);
+	sbuf_adds(out, "[from ");
+	text_fence_field(out, m->from_name != NULL ? m->from_name : sid);
+	sbuf_addf(out, ", %s %d %02d:%02dZ]\n", months[tm.tm_mon],
+	    tm.tm_mday, tm.tm_hour, tm.tm_min);
+	text_fence_body(out, m->body);
+	sbuf_addc(out, '\n');
+}
+
 static int
 run_read(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
 {
+	int			 limit = (int)tool_arg_int(args, "limit",
+				    CHAT_READ_PAGE);
 	struct caller		 c;
 	struct chat_peer	 p;
 	struct chat_msgs	 ms = { NULL, 0 };
 	struct sbuf		 what = SBUF_INIT;
-	struct tm		 tm;
-	time_t			 t;
 	size_t			 i;
 	bool			 found;
-	int			 rc;
+	int			 rc, more, total;
 
 	if ((rc = whoami(ctx, args, &c, out, err)) != 0)
 		return rc < 0 ? -1 : 0;
 	sbuf_init(&what);
 	if ((rc = me(ctx, &c, &p, &found, err)) != 0 ||
-	    (rc = chat_read(ctx->store, c.sid, now(ctx), &ms, err)) != 0)
+	    (rc = chat_read(ctx->store, c.sid, now(ctx), limit, &ms,
+	    err)) != 0 ||
+	    (rc = chat_counts(ctx->store, c.sid, &more, &total, err)) != 0)
 		goto out;
 	if (ms.n == 0)
 		sbuf_adds(out, "No unread chat messages.");
-	for (i = 0; i < ms.n; i++) {
-		t = (time_t)ms.v[i].created;
-		gmtime_r(&t, &tm);
-		if (ms.v[i].from_name != NULL)
-			sbuf_addf(out, "[from %s, ", ms.v[i].from_name);
-		else
-			sbuf_addf(out, "[from %.12s, ", ms.v[i].from_session);
-		sbuf_addf(out, "%s %d %02d:%02dZ] ", months[tm.tm_mon],
-		    tm.tm_mday, tm.tm_hour, tm.tm_min);
-		chat_body(out, ms.v[i].body, "  ");
-		sbuf_addc(out, '\n');
-	}
+	for (i = 0; i < ms.n; i++)
+		read_one(&ms.v[i], out);
 	if (ms.n > 0)
 		sbuf_addf(out, "[chat] %zu message%s read", ms.n,
 		    ms.n == 1 ? "" : "s");
+	if (more > 0)
+		sbuf_addf(out, "; %d more unread: call chat_read again", more);
 	sbuf_addf(&what, " read %zu message%s", ms.n, ms.n == 1 ? "" : "s");
 	echo_line(ctx, found ? p.name : c.as ? c.as : "this session",
 	    what.buf, NULL);
@@ -454,16 +503,31 @@ out:
 	return rc;
 }
 
+/* The line "\n<label> a, b" of the peers whose full flag is full, or
+ * every peer when all; "(none)" when there is none. */
 static void
-names(struct sbuf *out, const char *label, const struct chat_peers *ps)
+names(struct sbuf *out, const char *label, const struct chat_peers *ps,
+    bool all, bool full)
 {
-	size_t	i;
+	size_t	i, n = 0;
 
 	sbuf_addf(out, "\n%s ", label);
 	for (i = 0; i < ps->n; i++)
-		sbuf_addf(out, "%s%s", i ? ", " : "", ps->v[i].name);
-	if (ps->n == 0)
+		if (all || ps->v[i].full == full)
+			sbuf_addf(out, "%s%s", n++ ? ", " : "", ps->v[i].name);
+	if (n == 0)
 		sbuf_adds(out, "(none)");
+}
+
+/* How many of ps are full. */
+static size_t
+count_full(const struct chat_peers *ps)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += ps->v[i].full;
+	return n;
 }
 
 static int
@@ -474,20 +538,26 @@ run_broadcast(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct caller		 c;
 	struct chat_peer	 self;
 	struct chat_peers	 sent = { NULL, 0 }, skipped = { NULL, 0 };
+	struct chat_settings	 set;
+	size_t			 full;
 	int			 rc;
 
 	if ((rc = sender(ctx, args, &c, &self, out, err)) != 0) {
 		rc = rc < 0 ? -1 : 0;
 		goto out;
 	}
-	if ((rc = chat_fan_out(ctx->store, c.sid, body, now(ctx),
-	    settings().stale_seconds, &sent, &skipped, err)) != 0)
+	set = settings();
+	if ((rc = chat_fan_out(ctx->store, c.sid, body, now(ctx), &set,
+	    &sent, &skipped, err)) != 0)
 		goto out;
+	full = count_full(&skipped);
 	sbuf_addf(out, "[broadcast] to %zu participant%s", sent.n,
 	    sent.n == 1 ? "" : "s");
-	names(out, "recipients:", &sent);
-	if (skipped.n > 0)
-		names(out, "skipped stale:", &skipped);
+	names(out, "recipients:", &sent, true, false);
+	if (skipped.n > full)
+		names(out, "skipped stale:", &skipped, false, false);
+	if (full > 0)
+		names(out, "skipped, inbox full:", &skipped, false, true);
 	echo_line(ctx, self.name, " \u2192 *: ", body);
 out:
 	chat_peer_release(&self);
@@ -550,6 +620,15 @@ static const struct tool_arg as_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tool_arg read_args[] = {
+	AS_ARG,
+	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
+	  .min = 1, .max = CHAT_READ_PAGE_MAX,
+	  .description = "Most messages to return (default 20); the last "
+	    "line says how many more are unread" },
+	{ .name = NULL }
+};
+
 static const struct tool_arg send_args[] = {
 	AS_ARG,
 	{ .name = "to", .type = ARG_STRING, .flags = ARG_REQUIRED,
@@ -606,9 +685,10 @@ const struct tool tool_chat_read = {
 	.name = "chat_read",
 	.family = "chat",
 	.title = "Read your chat messages",
-	.description = "Return your unread chat messages, oldest first, and "
-	    "mark them read. Call it when a chat wake prompt arrives.",
-	.args = as_args,
+	.description = "Return your oldest unread chat messages, a page at a "
+	    "time, and mark them read. Call it when a chat wake prompt "
+	    "arrives, and again while it says more are unread.",
+	.args = read_args,
 	.flags = TOOL_MCP,
 	.run = run_read,
 };

@@ -153,9 +153,29 @@ expect_contains "with the tending advice in opencode's names" "$text" 'Run `that
 
 # --- bad input ------------------------------------------------------------------------------------
 out=$(core 'not json' '{"id":3,"op":"bogus"}' '{"id":4,"op":"system"}')
-expect_eq "a line that is not JSON is skipped, the others answered" "3 4" "$(pick 0 'd["id"]' <<<"$out") $(pick 1 'd["id"]' <<<"$out")"
-expect_contains "an unknown op is an error" "$(pick 0 'd["error"]' <<<"$out")" "unknown op: bogus"
+expect_eq "a line that is not JSON is answered with no id, the others as usual" "None 3 4" \
+    "$(pick 0 'd["id"]' <<<"$out") $(pick 1 'd["id"]' <<<"$out") $(pick 2 'd["id"]' <<<"$out")"
+expect_contains "with an error saying why" "$(pick 0 'd["error"]' <<<"$out")" "not JSON: invalid token"
+expect_contains "an unknown op is an error" "$(pick 1 'd["error"]' <<<"$out")" "unknown op: bogus"
 expect_contains "bad requests are reported on stderr" "$(cat "$TEST_DIR/stderr")" "[thatch] bogus: unknown op: bogus"
+# every line is answered, so the plugin never waits on one (opencode_line.c)
+out=$(core '{"id":6,"op":"message","sessionID":"s","parts":[{"type":"text","text":"\ud800"}]}' \
+    '[1]' '{"id":"s7","op":5}' '{"id":8,"op":"message","sessionID":[],"parts":"x","agent":{}}' \
+    '{"id":9,"op":"event","event":{"type":"session.created","properties":{"info":7}}}' \
+    '{"id": 10, x' '{"id":11 ' '{"x":1,"id":12,')
+expect_eq "a lone surrogate, a non-object, wrong types: each answered" "6 None s7 8 9 10 None None" \
+    "$(for i in 0 1 2 3 4 5 6 7; do pick $i 'd["id"]' <<<"$out"; done | tr '\n' ' ' | sed 's/ $//')"
+expect_contains "the surrogate's answer says why" "$(pick 0 'd["error"]' <<<"$out")" "invalid Unicode"
+expect_eq "a line that is no object answers with no actions" "[] the request is not a JSON object" \
+    "$(pick 1 'd["actions"], d["error"]' <<<"$out")"
+expect_contains "and says so on stderr" "$(cat "$TEST_DIR/stderr")" "[thatch] request: not JSON: invalid Unicode"
+big() { python3 -c 'import sys; sys.stdout.write("{\"id\":%s,\"op\":\"log\",\"text\":\"%s\"}\n" % (sys.argv[1], "a" * (17 << 20)))' "$1"; }
+out=$({ big 20; echo '{"id":21,"op":"log","text":"next"}'; big 22 | tr -d '\n'; } | thatch opencode 2>"$TEST_DIR/stderr")
+expect_eq "a line over the cap is answered under its id, the next as usual" "20 21 22" \
+    "$(for i in 0 1 2; do pick $i 'd["id"]' <<<"$out"; done | tr '\n' ' ' | sed 's/ $//')"
+expect_contains "saying its size and the cap" "$(pick 0 'd["error"]' <<<"$out")" \
+    "the request is 17825822 bytes, over the 16777216-byte cap"
+expect_eq "the line after it is served" "[]" "$(pick 1 'd.get("error", d["actions"])' <<<"$out")"
 THATCH_DEBUG=opencode core '{"id":5,"op":"log","text":"toast: no TUI"}' >/dev/null
 expect_contains "a plugin-side failure lands in the debug log" "$(cat "$XDG_CONFIG_HOME/thatch/debug.log")" "plugin: toast: no TUI"
 finish

@@ -83,7 +83,7 @@ out=$(run "$p1" --session "$A" please chat "$nB" ping from A)
 expect_contains "the send's turn completes" "$out" "done"
 expect_contains "the model saw the send's result" "$(requests)" "[sent] to $nB ($(printf %.12s "$B"))"
 wait_for "the idle recipient gets a wake prompt" 180 sh -c "grep -q '\[thatch\] chat: 1 new message from $nA' '$REQ'"
-wait_for "and reads the message with thatch_chat_read" 180 sh -c "grep -q '\] ping from A' '$REQ'"
+wait_for "and reads the message with thatch_chat_read" 180 sh -c "grep -qF 'Z]\nping from A' '$REQ'"
 expect_eq "the wake prompt is a real user turn in B, once" "False|[thatch] chat: 1 new message from $nA — call thatch_chat_read." \
     "$(parts "$B" "[thatch] chat:")"
 expect_eq "nothing wakes the sender" "" "$(parts "$A" "[thatch] chat:")"
@@ -117,7 +117,7 @@ expect_contains "and shows the other, fresh" "$list" "- $nA (${A:0:12}) project:
 # --- 3. a broadcast reaches the other session ----------------------------------
 out=$(run "$p2" --session "$B" please broadcast standup now)
 expect_contains "the broadcast names its recipient" "$(requests)" "[broadcast] to 1 participant\\nrecipients: $nA"
-wait_for "the other session is woken and reads it" 180 sh -c "grep -q '\] standup now' '$REQ'"
+wait_for "the other session is woken and reads it" 180 sh -c "grep -qF 'Z]\nstandup now' '$REQ'"
 
 # --- 4. two agents bouncing messages: the rate cap stops the loop ----------------
 run "$p1" --session "$A" please chat "$nB" bounce >/dev/null

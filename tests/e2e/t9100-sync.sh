@@ -202,5 +202,17 @@ expect_contains "the database keeps the write" "$(content B offline)" "written w
 mcp B memory_list '{}' >/dev/null
 wait_for "the next server start retries, and the write reaches the remote" 20 \
     sh -c "git --git-dir=team.git ls-tree -r --name-only refs/thatch/$store | grep -q offline"
+# sync.log past 1 MiB is rotated before the next run: one old generation, both private
+L=$TEST_DIR/B/sync.log
+fill() { { echo "$1"; head -c 1100000 /dev/zero | tr '\0' x; echo; } >"$L"; chmod 644 "$L"; }
+rotated() { grep -q "^$1$" "$L.1" 2>/dev/null && [ "$(wc -c <"$L")" -lt 1000000 ]; }
+fill first-generation
+mcp B memory_list '{}' >/dev/null
+wait_for "a sync.log over the cap is moved to sync.log.1 at the next run" 20 rotated first-generation
+expect_eq "both are private" "600 600" "$(stat -c %a "$L" "$L.1" | tr '\n' ' ' | sed 's/ $//')"
+fill second-generation
+mcp B memory_list '{}' >/dev/null
+wait_for "the next rotation replaces the old generation" 20 rotated second-generation
+expect_eq "and keeps only one" "sync.log sync.log.1" "$(cd "$TEST_DIR/B" && ls sync.log* | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "--auto off" "[auto off] $store with origin" "$(as B thatch sync --auto off)"
 finish

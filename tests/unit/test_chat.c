@@ -2,7 +2,8 @@
  * test_chat.c — core/session/chat.c and core/session/chat_names.c: names from titles and
  * the pool, per-base counters, case-insensitive uniqueness (also across
  * processes joining at once), tombstones, the inbox's privacy, claims
- * that announce a message once, staleness and the shared texts.
+ * that announce a message once, the inbox cap, paged reads, the send
+ * count, staleness and the shared texts.
  */
 #include "check.h"
 
@@ -250,6 +251,7 @@ mail_reaches_its_recipient_only_and_is_announced_once(void)
 	struct err		 err = { "" };
 	struct chat_msgs	 ms = { NULL, 0 };
 	struct chat_peers	 sent, skipped;
+	struct chat_settings	 set;
 	int64_t			 id;
 	int			 unread, total;
 	bool			 pending;
@@ -257,9 +259,9 @@ mail_reaches_its_recipient_only_and_is_announced_once(void)
 	expect_join(st, "a", "Alpha work", "alpha-work");
 	expect_join(st, "b", "Beta work", "beta-work");
 	expect_join(st, "c", "Gamma work", "gamma-work");
-	CHECK(chat_post(st, "a", "b", "for b only", false, T0, &id, &err) ==
+	CHECK(chat_post(st, "a", "b", "for b only", false, 500, T0, &id, &err) ==
 	    0);
-	CHECK(chat_read(st, "c", T0, &ms, &err) == 0);
+	CHECK(chat_read(st, "c", T0, -1, &ms, &err) == 0);
 	CHECK_INT(ms.n, 0);
 	CHECK(chat_claim(st, "c", T0, &ms, &err) == 0);
 	CHECK_INT(ms.n, 0);
@@ -273,17 +275,19 @@ mail_reaches_its_recipient_only_and_is_announced_once(void)
 	CHECK(chat_pending(st, "b", &pending, &err) == 0 && !pending);
 	CHECK(chat_counts(st, "b", &unread, &total, &err) == 0);
 	CHECK_INT(unread, 1);
-	CHECK(chat_read(st, "b", T0, &ms, &err) == 0);
+	CHECK(chat_read(st, "b", T0, -1, &ms, &err) == 0);
 	CHECK_INT(ms.n, 1);
 	CHECK_STR(ms.v[0].body, "for b only");
 	chat_msgs_release(&ms);
-	CHECK(chat_read(st, "b", T0, &ms, &err) == 0);
+	CHECK(chat_read(st, "b", T0, -1, &ms, &err) == 0);
 	CHECK_INT(ms.n, 0);
 	/* a broadcast skips the stale and the sender */
 	CHECK(chat_heartbeat(st, "a", T0 + 120000, &pending, &err) == 0);
 	CHECK(chat_heartbeat(st, "b", T0 + 120000, &pending, &err) == 0);
-	CHECK(chat_fan_out(st, "a", "all", T0 + 120000, 60, &sent, &skipped,
-	    &err) == 0);
+	chat_settings_load(&set);
+	set.stale_seconds = 60;
+	CHECK(chat_fan_out(st, "a", "all", T0 + 120000, &set, &sent,
+	    &skipped, &err) == 0);
 	CHECK_INT(sent.n, 1);
 	CHECK_STR(sent.v[0].name, "beta-work");
 	CHECK_INT(skipped.n, 1);
@@ -297,6 +301,61 @@ mail_reaches_its_recipient_only_and_is_announced_once(void)
 	CHECK_INT(ms.n, 2);
 	CHECK(ms.v[1].via_broadcast);
 	chat_msgs_release(&ms);
+	store_close(st);
+}
+
+/* chat.c invariant 5, paged reads and the send count. */
+static void
+an_inbox_is_capped_reads_are_paged_and_sends_counted(void)
+{
+	struct store		*st = tmpdb_open("bounds");
+	struct err		 err = { "" };
+	struct chat_msgs	 ms = { NULL, 0 };
+	struct chat_peers	 sent, skipped;
+	struct chat_settings	 set;
+	int64_t			 id, n, t1 = T0 + 61000;
+	int			 i, unread, total;
+
+	expect_join(st, "a", "Alpha work", "alpha-work");
+	expect_join(st, "b", "Beta work", "beta-work");
+	expect_join(st, "c", "Gamma work", "gamma-work");
+	for (i = 0; i < 3; i++)
+		CHECK(chat_post(st, "a", "b", "m", false, 3, T0, &id,
+		    &err) == 0);
+	/* three unread fill a cap of 3: the fourth is refused, not stored */
+	CHECK(chat_post(st, "a", "b", "m4", false, 3, T0, &id, &err) == 1);
+	CHECK(chat_counts(st, "b", &unread, &total, &err) == 0);
+	CHECK(unread == 3 && total == 3);
+	/* a page of two, the oldest first; one stays unread */
+	CHECK(chat_read(st, "b", T0, 2, &ms, &err) == 0);
+	CHECK_INT(ms.n, 2);
+	CHECK(ms.v[0].id < ms.v[1].id);
+	chat_msgs_release(&ms);
+	CHECK(chat_counts(st, "b", &unread, &total, &err) == 0);
+	CHECK_INT(unread, 1);
+	/* read rows of the rate's window stay, so the count is exact */
+	CHECK(chat_post(st, "a", "b", "m5", false, 3, T0, &id, &err) == 1);
+	CHECK(chat_sent(st, "a", T0, &n, &err) == 0);
+	CHECK_INT(n, 3);
+	/* older read mail makes room, oldest first; unread mail stays */
+	CHECK(chat_post(st, "a", "b", "m5", false, 3, t1, &id, &err) == 0);
+	CHECK(chat_post(st, "a", "b", "m6", false, 3, t1, &id, &err) == 0);
+	CHECK(chat_counts(st, "b", &unread, &total, &err) == 0);
+	CHECK(unread == 3 && total == 3);
+	CHECK(chat_post(st, "a", "b", "m7", false, 3, t1, &id, &err) == 1);
+	/* a broadcast skips a full inbox and names it */
+	chat_settings_load(&set);
+	set.inbox_cap = 3;
+	set.stale_seconds = 3600;
+	CHECK(chat_fan_out(st, "a", "all", t1, &set, &sent, &skipped,
+	    &err) == 0);
+	CHECK(sent.n == 1 && strcmp(sent.v[0].name, "gamma-work") == 0);
+	CHECK(skipped.n == 1 && skipped.v[0].full && !skipped.v[0].stale);
+	chat_peers_release(&sent);
+	chat_peers_release(&skipped);
+	/* two posts and one broadcast in the minute to t1 */
+	CHECK(chat_sent(st, "a", t1, &n, &err) == 0);
+	CHECK_INT(n, 3);
 	store_close(st);
 }
 
@@ -348,6 +407,7 @@ CHECK_MAIN(
 	TEST(concurrent_joins_never_share_a_name),
 	TEST(a_tombstone_blocks_auto_registration_until_an_explicit_join),
 	TEST(mail_reaches_its_recipient_only_and_is_announced_once),
+	TEST(an_inbox_is_capped_reads_are_paged_and_sends_counted),
 	TEST(sessions_stale_a_day_are_purged_at_the_next_join),
 	TEST(the_shared_texts),
 	TEST(tmpdb_cleanup)

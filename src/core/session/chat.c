@@ -20,6 +20,12 @@
  *  4. Names are unique case-insensitively (the column's COLLATE NOCASE)
  *     and never handed out twice: a counter only grows, and a candidate
  *     that is taken moves on to the next (B5 "Make it unique").
+ *  5. An inbox never holds more than inbox_cap rows once a message is
+ *     posted to it: the oldest read rows make room in the transaction of
+ *     the insert, unread rows are never dropped, and neither is a row of
+ *     the last CHAT_RATE_SECONDS, so that chat_sent's count is exact; an
+ *     inbox that the rest fill refuses the message (issue 31: 20k
+ *     messages made a 206 MB database).
  */
 #include "core/session/chat.h"
 
@@ -50,6 +56,8 @@ chat_settings_load(struct chat_settings *s)
 	s->wake_window_seconds = (int)num_env(
 	    "THATCH_CHAT_WAKE_WINDOW_SECONDS", 600);
 	s->tick_ms = (int)num_env("THATCH_CHAT_TICK_MS", 10000);
+	s->send_rate = (int)num_env("THATCH_CHAT_SEND_RATE", 30);
+	s->inbox_cap = (int)num_env("THATCH_CHAT_INBOX_CAP", 500);
 	if (s->tick_ms < 50)
 		s->tick_ms = 50;
 }
@@ -626,14 +634,48 @@ msgs_query(struct store *st, const char *sql, const char *sid, int64_t a,
 	return fail(st, err, "read chat messages");
 }
 
-int
-chat_post(struct store *st, const char *from_sid, const char *to_sid,
-    const char *body, bool via_broadcast, int64_t now_ms, int64_t *id,
-    struct err *err)
+/* Invariant 5: drop to_sid's oldest read rows (none of the rate's window)
+ * until one more fits under cap; *full when the rest leave no room. */
+static int
+make_room(struct store *st, const char *to_sid, int cap, int64_t now_ms,
+    bool *full, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	char		 since[32];
+	int64_t		 n;
+
+	stamp(now_ms - CHAT_RATE_SECONDS * 1000, since);
+	if (store_prepare(st, &stmt, "DELETE FROM chat_messages WHERE id IN "
+	    "(SELECT id FROM chat_messages WHERE to_session = ?1 AND read_at "
+	    "IS NOT NULL AND created_at < ?3 ORDER BY id LIMIT max(0, (SELECT "
+	    "count(*) FROM chat_messages WHERE to_session = ?1) - ?2 + 1))",
+	    err) != 0)
+		return -1;
+	sqlite3_bind_text(stmt, 1, to_sid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, cap);
+	sqlite3_bind_text(stmt, 3, since, -1, SQLITE_STATIC);
+	if (step_done(st, stmt, "make room in an inbox", err) != 0 ||
+	    query_int(st, "SELECT count(*) FROM chat_messages WHERE "
+	    "to_session = ?1", to_sid, NULL, &n, err) != 0)
+		return -1;
+	*full = n >= cap;
+	return 0;
+}
+
+/* One row, room made first (invariant 5); 1 when the inbox is full. */
+static int
+post_one(struct store *st, const char *from_sid, const char *to_sid,
+    const char *body, bool via_broadcast, int cap, int64_t now_ms,
+    int64_t *id, struct err *err)
 {
 	sqlite3_stmt	*stmt = NULL;
 	char		 now[32];
+	bool		 full;
 
+	if (make_room(st, to_sid, cap, now_ms, &full, err) != 0)
+		return -1;
+	if (full)
+		return 1;
 	stamp(now_ms, now);
 	if (store_prepare(st, &stmt, "INSERT INTO chat_messages "
 	    "(from_session, to_session, body, created_at, via_broadcast) "
@@ -650,27 +692,57 @@ chat_post(struct store *st, const char *from_sid, const char *to_sid,
 	return 0;
 }
 
+int
+chat_post(struct store *st, const char *from_sid, const char *to_sid,
+    const char *body, bool via_broadcast, int inbox_cap, int64_t now_ms,
+    int64_t *id, struct err *err)
+{
+	int	rc;
+
+	if (begin(st, err) != 0)
+		return -1;
+	rc = post_one(st, from_sid, to_sid, body, via_broadcast, inbox_cap,
+	    now_ms, id, err);
+	return end_txn(st, rc < 0 ? -1 : 0, err) != 0 ? -1 : rc;
+}
+
+int
+chat_sent(struct store *st, const char *from_sid, int64_t now_ms,
+    int64_t *n, struct err *err)
+{
+	char	since[32];
+
+	stamp(now_ms - CHAT_RATE_SECONDS * 1000, since);
+	return query_int(st, "SELECT count(*) FROM (SELECT DISTINCT CASE "
+	    "WHEN via_broadcast THEN created_at ELSE id END FROM "
+	    "chat_messages WHERE from_session = ?1 AND created_at >= ?2)",
+	    from_sid, since, n, err);
+}
+
 static int
 fan_out_txn(struct store *st, const char *from_sid, const char *body,
-    int64_t now_ms, int stale_seconds, struct chat_peers *sent,
-    struct chat_peers *skipped, struct err *err)
+    int64_t now_ms, const struct chat_settings *set,
+    struct chat_peers *sent, struct chat_peers *skipped, struct err *err)
 {
 	struct chat_peers	all = { NULL, 0 };
+	struct chat_peer	*p;
 	size_t			i;
 	int64_t			id;
-	int			rc = -1;
+	int			rc = -1, r = 0;
 
-	if (chat_list(st, NULL, now_ms, stale_seconds, &all, err) != 0)
+	if (chat_list(st, NULL, now_ms, set->stale_seconds, &all, err) != 0)
 		return -1;
 	for (i = 0; i < all.n; i++) {
-		if (strcmp(all.v[i].session_id, from_sid) == 0) {
-			chat_peer_release(&all.v[i]);
+		p = &all.v[i];
+		if (strcmp(p->session_id, from_sid) == 0) {
+			chat_peer_release(p);
 			continue;
 		}
-		if (!all.v[i].stale && chat_post(st, from_sid,
-		    all.v[i].session_id, body, true, now_ms, &id, err) != 0)
+		if (!p->stale && (r = post_one(st, from_sid, p->session_id,
+		    body, true, set->inbox_cap, now_ms, &id, err)) < 0)
 			goto out;
-		peers_push(all.v[i].stale ? skipped : sent, &all.v[i]);
+		p->full = !p->stale && r == 1;
+		peers_push(p->stale || p->full ? skipped : sent, p);
 		memset(&all.v[i], 0, sizeof(all.v[i]));
 	}
 	rc = 0;
@@ -683,7 +755,7 @@ out:
 
 int
 chat_fan_out(struct store *st, const char *from_sid, const char *body,
-    int64_t now_ms, int stale_seconds, struct chat_peers *sent,
+    int64_t now_ms, const struct chat_settings *set, struct chat_peers *sent,
     struct chat_peers *skipped, struct err *err)
 {
 	int	rc;
@@ -692,8 +764,8 @@ chat_fan_out(struct store *st, const char *from_sid, const char *body,
 	sent->n = skipped->n = 0;
 	if (begin(st, err) != 0)
 		return -1;
-	rc = end_txn(st, fan_out_txn(st, from_sid, body, now_ms,
-	    stale_seconds, sent, skipped, err), err);
+	rc = end_txn(st, fan_out_txn(st, from_sid, body, now_ms, set, sent,
+	    skipped, err), err);
 	if (rc != 0) {
 		chat_peers_release(sent);
 		chat_peers_release(skipped);
@@ -702,19 +774,20 @@ chat_fan_out(struct store *st, const char *from_sid, const char *body,
 }
 
 /*
- * Select the rows to sid that where picks, then mark the same rows with
- * set: one write transaction, so nothing can join the set between the two
- * and no row is taken twice (invariant 2: by recipient only). where names
- * chat_messages' own columns, unqualified, for both statements.
+ * Select the first limit rows to sid that where picks (limit < 0: all),
+ * then mark the same rows with set: one write transaction, so nothing can
+ * join the set between the two and no row is taken twice (invariant 2: by
+ * recipient only); the rows marked are those picked up to the last one
+ * read. where names chat_messages' own columns, unqualified, for both
+ * statements.
  */
 static int
 take(struct store *st, const char *sid, const char *where, const char *set,
-    int64_t now_ms, struct chat_msgs *out, struct err *err)
+    int limit, int64_t now_ms, struct chat_msgs *out, struct err *err)
 {
-	char	*sel = xasprintf("%s%s ORDER BY m.id", "SELECT " MSG_COLS
-		    " WHERE m.to_session = ?1 AND ", where);
-	char	*upd = xasprintf("UPDATE chat_messages SET %s WHERE "
-		    "to_session = ?1 AND %s", set, where);
+	char	*sel = xasprintf("%s%s ORDER BY m.id LIMIT ?2", "SELECT "
+		    MSG_COLS " WHERE m.to_session = ?1 AND ", where);
+	char	*upd = NULL;
 	char	 now[32];
 	int	 rc;
 
@@ -723,12 +796,15 @@ take(struct store *st, const char *sid, const char *where, const char *set,
 	stamp(now_ms, now);
 	if (begin(st, err) != 0) {
 		free(sel);
-		free(upd);
 		return -1;
 	}
-	rc = msgs_query(st, sel, sid, 0, 0, out, err);
-	if (rc == 0 && out->n > 0)
+	rc = msgs_query(st, sel, sid, limit, 0, out, err);
+	if (rc == 0 && out->n > 0) {
+		upd = xasprintf("UPDATE chat_messages SET %s WHERE to_session "
+		    "= ?1 AND %s AND id <= %lld", set, where,
+		    (long long)out->v[out->n - 1].id);
 		rc = exec_sid(st, upd, sid, now, "mark chat messages", err);
+	}
 	free(sel);
 	free(upd);
 	if (end_txn(st, rc, err) != 0) {
@@ -739,12 +815,12 @@ take(struct store *st, const char *sid, const char *where, const char *set,
 }
 
 int
-chat_read(struct store *st, const char *sid, int64_t now_ms,
+chat_read(struct store *st, const char *sid, int64_t now_ms, int limit,
     struct chat_msgs *out, struct err *err)
 {
 	return take(st, sid, "read_at IS NULL",
 	    "read_at = ?2, delivered_at = coalesce(delivered_at, ?2)",
-	    now_ms, out, err);
+	    limit, now_ms, out, err);
 }
 
 int
@@ -752,7 +828,7 @@ chat_claim(struct store *st, const char *sid, int64_t now_ms,
     struct chat_msgs *out, struct err *err)
 {
 	return take(st, sid, "read_at IS NULL AND delivered_at IS NULL",
-	    "delivered_at = ?2", now_ms, out, err);
+	    "delivered_at = ?2", -1, now_ms, out, err);
 }
 
 int

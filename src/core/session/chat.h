@@ -14,6 +14,9 @@ struct store;
 #define CHAT_BODY_MAX		10000	/* characters (code points) */
 #define CHAT_TOPIC_MAX		200	/* characters, one line */
 #define CHAT_PURGE_SECONDS	86400	/* stale rows older go at a join */
+#define CHAT_READ_PAGE		20	/* messages per chat_read by default */
+#define CHAT_READ_PAGE_MAX	100
+#define CHAT_RATE_SECONDS	60	/* the send rate's window */
 
 /*
  * The chat settings (engines-and-extras B1 "chat"). config.json has no
@@ -21,11 +24,14 @@ struct store;
  * defaults, each overridable from the environment: THATCH_CHAT_AUTO_REGISTER
  * (0 turns it off), THATCH_CHAT_STALE_SECONDS, THATCH_CHAT_WAKE_CAP,
  * THATCH_CHAT_WAKE_WINDOW_SECONDS, THATCH_CHAT_TICK_MS (the poller's
- * period, B5's 10 s).
+ * period, B5's 10 s), and the bounds issue 31 added:
+ * THATCH_CHAT_SEND_RATE (messages a sender may send a minute, a broadcast
+ * counting once; 30) and THATCH_CHAT_INBOX_CAP (rows one inbox holds; 500).
  */
 struct chat_settings {
 	bool	auto_register;
 	int	stale_seconds, wake_cap, wake_window_seconds, tick_ms;
+	int	send_rate, inbox_cap;
 };
 void	chat_settings_load(struct chat_settings *);
 
@@ -40,6 +46,7 @@ struct chat_peer {
 	char	*last_seen;
 	bool	 automatic;
 	bool	 stale;		/* now - last_seen > stale_seconds */
+	bool	 full;		/* chat_fan_out: its inbox had no room */
 	int64_t	 age_seconds;	/* now - last_seen */
 	int	 unread;	/* unread messages from this peer to the asker */
 };
@@ -130,27 +137,37 @@ void	chat_msgs_release(struct chat_msgs *);
 
 /*
  * Insert one message from from_sid to to_sid (both registered; the
- * caller checked). *id is the new row's.
+ * caller checked). The oldest read rows of to_sid's inbox older than
+ * CHAT_RATE_SECONDS make room so it holds at most inbox_cap; when the
+ * rest fill it (unread mail is never dropped), nothing is written and 1
+ * is returned. Else 0 with *id the new row's, or -1.
  */
 int	chat_post(struct store *, const char *from_sid, const char *to_sid,
-	    const char *body, bool via_broadcast, int64_t now_ms, int64_t *id,
-	    struct err *);
+	    const char *body, bool via_broadcast, int inbox_cap,
+	    int64_t now_ms, int64_t *id, struct err *);
+
+/* How many messages from_sid sent in the CHAT_RATE_SECONDS before now, a
+ * broadcast counting once (two in one second count once). */
+int	chat_sent(struct store *, const char *from_sid, int64_t now_ms,
+	    int64_t *n, struct err *);
 
 /*
- * Insert one row per fresh participant but from_sid, in one transaction;
- * sent and skipped (stale) get the recipients by name.
+ * Insert one row per fresh participant but from_sid, in one transaction,
+ * as chat_post does; sent gets the recipients by name, skipped the stale
+ * ones (stale) and those whose inbox was full (full).
  */
 int	chat_fan_out(struct store *, const char *from_sid, const char *body,
-	    int64_t now_ms, int stale_seconds, struct chat_peers *sent,
-	    struct chat_peers *skipped, struct err *);
+	    int64_t now_ms, const struct chat_settings *,
+	    struct chat_peers *sent, struct chat_peers *skipped, struct err *);
 
 /*
- * The unread messages to session_id, oldest first, marked read (and
- * delivered when they were not) in the same transaction. Only rows whose
- * to_session is session_id are ever returned.
+ * The oldest limit unread messages to session_id (limit < 0: all),
+ * oldest first, marked read (and delivered when they were not) in the
+ * same transaction. Only rows whose to_session is session_id are ever
+ * returned.
  */
 int	chat_read(struct store *, const char *session_id, int64_t now_ms,
-	    struct chat_msgs *, struct err *);
+	    int limit, struct chat_msgs *, struct err *);
 
 /* Unread and total messages to session_id. */
 int	chat_counts(struct store *, const char *session_id, int *unread,

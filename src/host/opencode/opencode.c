@@ -16,7 +16,10 @@
  *     core finalises an extraction child at its next idle.
  *  2. Every request is answered, whatever happens; a failing step adds
  *     nothing, says "[thatch] <op>: <why>" on stderr and in the debug log,
- *     and the other steps still run (§9.2: "each error-isolated").
+ *     and the other steps still run (§9.2: "each error-isolated"). A line
+ *     that is no request (over OPENCODE_LINE_MAX, not JSON, not an object)
+ *     is answered too: an error under the id its head names, else null
+ *     (opencode_line.c), so the plugin never waits on it.
  *  3. Actions are data ({"do": …}); the plugin knows nothing of when or
  *     why. The list: system, part, context, toast, prompt, spawn, delete.
  *     Chat (opencode_chat.c) adds nothing to it: its wake prompts and
@@ -47,6 +50,7 @@
 #include "host/opencode/opencode_alerts.h"
 #include "host/opencode/opencode_chat.h"
 #include "host/opencode/opencode_int.h"
+#include "host/opencode/opencode_line.h"
 #include "host/opencode/opencode_watch.h"
 #include "host/opencode/opencode_wrapup.h"
 #include "host/version_watch.h"
@@ -56,7 +60,6 @@
 #include "util/jsonx.h"
 #include "util/log.h"
 #include "util/path.h"
-#include "util/sbuf.h"
 #include "util/xmalloc.h"
 
 /* How long the plugin must be quiet before a warm-up step runs. */
@@ -211,22 +214,13 @@ write_all(int fd, const char *p, size_t n, struct err *err)
 	    err_errno(err, "write to the plugin");
 }
 
+/* Write res, the watchers' prompts first, as one line; frees res. */
 static int
-serve_line(struct opencode *oc, const char *line, size_t len, int out,
-    struct err *err)
+answer(struct opencode *oc, json_t *res, int out, struct err *err)
 {
-	json_t	*req, *res;
-	char	*text;
+	char	*text = jsonx_dump(res, 0);
 	int	 rc;
 
-	if ((req = jsonx_parse(line, len, "request", NULL)) == NULL ||
-	    !json_is_object(req)) {
-		log_warn("ignored a request that is not a JSON object");
-		json_decref(req);
-		return 0;
-	}
-	res = opencode_handle(oc, req);
-	text = jsonx_dump(res, 0);
 	rc = opencode_watch_flush(oc->watch, out, err);	/* prompts first */
 	if (rc == 0)
 		rc = write_all(out, text, strlen(text), err);
@@ -234,6 +228,45 @@ serve_line(struct opencode *oc, const char *line, size_t len, int out,
 		rc = write_all(out, "\n", 1, err);
 	free(text);
 	json_decref(res);
+	return rc;
+}
+
+/*
+ * Invariant 2 for a line that is no request (over the cap, not JSON, not
+ * an object): said on stderr, and answered with an error under the id
+ * the line's head gives (opencode_line.c), else null, so that the plugin
+ * stops waiting and no waiting request is taken for it.
+ */
+static int
+refuse(struct opencode *oc, const struct opencode_line *line,
+    const struct err *why, int out, struct err *err)
+{
+	json_t	*id = opencode_line_id(line->p, line->len);
+
+	opencode_core_report("request", why);
+	return answer(oc, json_pack("{s:o,s:s,s:[]}", "id", id ? id :
+	    json_null(), "error", why->msg, "actions"), out, err);
+}
+
+static int
+serve_line(struct opencode *oc, const struct opencode_line *line, int out,
+    struct err *err)
+{
+	struct err	 why = { "" };
+	json_t		*req = NULL;
+	int		 rc;
+
+	if (line->over > 0)
+		err_set(&why, "the request is %zu bytes, over the %u-byte "
+		    "cap", line->over, OPENCODE_LINE_MAX);
+	else if ((req = jsonx_parse(line->p, line->len, "not JSON",
+	    &why)) != NULL && !json_is_object(req))
+		err_set(&why, "the request is not a JSON object");
+	if (req == NULL || !json_is_object(req)) {
+		json_decref(req);
+		return refuse(oc, line, &why, out, err);
+	}
+	rc = answer(oc, opencode_handle(oc, req), out, err);
 	json_decref(req);
 	return rc;
 }
@@ -279,26 +312,26 @@ warm_step(struct opencode *oc)
 int
 opencode_run(struct opencode *oc, int in, int out, struct err *err)
 {
-	struct sbuf	 buf = SBUF_INIT;
-	struct pollfd	 pfd = { in, POLLIN, 0 };
-	const char	*warmup = path_env("THATCH_WARMUP");
-	char		 chunk[65536], *nl;
-	size_t		 len;
-	ssize_t		 r;
-	int		 rc = 0, started = 0;
+	struct opencode_lines	 lines;
+	struct opencode_line	 line;
+	struct pollfd		 pfd = { in, POLLIN, 0 };
+	const char		*warmup = path_env("THATCH_WARMUP");
+	char			 chunk[65536];
+	ssize_t			 r;
+	bool			 eof = false;
+	int			 rc = 0, started = 0;
 
 	oc->warm = warmup != NULL && strcmp(warmup, "0") == 0 ? -1 : 0;
-	sbuf_init(&buf);
+	opencode_lines_init(&lines);
 	for (;;) {
-		while ((nl = memchr(buf.buf, '\n', buf.len)) != NULL) {
-			len = (size_t)(nl - buf.buf);
-			if (len > 0 && (rc = serve_line(oc, buf.buf, len, out,
-			    err)) != 0)
+		while (opencode_lines_next(&lines, eof, &line)) {
+			if ((line.len > 0 || line.over > 0) &&
+			    (rc = serve_line(oc, &line, out, err)) != 0)
 				goto out;
 			started = 1;
-			memmove(buf.buf, nl + 1, buf.len - len - 1);
-			sbuf_setlen(&buf, buf.len - len - 1);
 		}
+		if (eof)
+			break;
 		/* warm only once the plugin has spoken: init comes first */
 		if (started && (oc->warm >= 0 || oc->refresh_hygiene) &&
 		    poll(&pfd, 1, IDLE_MS) == 0) {
@@ -315,12 +348,11 @@ opencode_run(struct opencode *oc, int in, int out, struct err *err)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break;
-		sbuf_add(&buf, chunk, (size_t)r);
+			eof = true;
+		else
+			opencode_lines_add(&lines, chunk, (size_t)r);
 	}
-	if (buf.len > 0)
-		rc = serve_line(oc, buf.buf, buf.len, out, err);
 out:
-	sbuf_release(&buf);
+	opencode_lines_release(&lines);
 	return rc;
 }

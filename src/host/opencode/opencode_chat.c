@@ -17,6 +17,7 @@
  *     after the window frees up delivers it. chat_read is never capped.
  *  3. A wake prompt names the senders and the count, never a body: bodies
  *     reach the model only through chat_read, addressed to the reader.
+ *     The names are fields (text/fence.c): others' text, never thatch's.
  *  4. Failures are logged and never break a hook: a missed heartbeat or
  *     delivery is retried at the next tick.
  */
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "core/session/chat.h"
+#include "text/fence.h"
 #include "text/text_opencode.h"
 #include "util/os/clock.h"
 #include "util/err.h"
@@ -233,8 +235,10 @@ wake_text(const struct chat_msgs *ms, struct sbuf *out)
 			if (strcmp(ms->v[j].from_name ? ms->v[j].from_name :
 			    "(gone)", from) == 0)
 				break;
-		if (j == i)
-			sbuf_addf(out, "%s%s", i ? ", " : "", from);
+		if (j == i) {
+			sbuf_adds(out, i ? ", " : "");
+			text_fence_field(out, from);
+		}
 	}
 	sbuf_addf(out, " \u2014 call %schat_read.", TEXT_OPENCODE_PREFIX);
 }
