@@ -41,6 +41,7 @@
 
 #include "text/block.h"
 #include "tools/budget/tool_cut.h"
+#include "tools/budget/tool_offer.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -483,7 +484,7 @@ m_tools_list(struct mcp_server *s, const json_t *params, int *code,
 
 	(void)s, (void)params, (void)code, (void)why;
 	for (t = tool_table; *t != NULL; t++) {
-		if (!((*t)->flags & TOOL_MCP))
+		if (!tool_offered(s->tools, *t))
 			continue;
 		json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:o,s:o}",
 		    "name", (*t)->name, "title", (*t)->title, "description",
@@ -519,7 +520,7 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 	bool			 failed;
 
 	t = tool_find(name);
-	if (t == NULL || !(t->flags & TOOL_MCP)) {
+	if (t == NULL || !tool_offered(s->tools, t)) {
 		*code = RPC_INVALID_PARAMS;
 		sbuf_addf(why, "Unknown tool: %s", name ? name : "undefined");
 		return NULL;

@@ -70,6 +70,8 @@ enum tool_flags {
 	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
 	TOOL_UNCAPPED = 1 << 4,	/* no tool_cap_answer cut: the full read, or a
 				   tool with a bound of its own (session_*) */
+	TOOL_CHAT = 1 << 5,	/* over MCP only when config.json turns chat on
+				   (issue 27: ~1,000 tokens nobody else uses) */
 };
 
 /* The rows opencode's plugin offers: MCP's and the editor-only ones. */

@@ -575,7 +575,7 @@ const struct tool tool_chat_register = {
 	    "directory of agent sessions on this machine that can message "
 	    "each other. Other sessions find you by your name in chat_list.",
 	.args = register_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_register,
 };
 
@@ -587,7 +587,7 @@ const struct tool tool_chat_list = {
 	    "project, whether their heartbeat is fresh, topic, and how many "
 	    "of their messages to you are unread.",
 	.args = as_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_CHAT | TOOL_READONLY,
 	.run = run_list,
 };
 
@@ -598,7 +598,7 @@ const struct tool tool_chat_send = {
 	.description = "Send a message to one other session by its chat "
 	    "name. Only that session can read it.",
 	.args = send_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_send,
 };
 
@@ -609,7 +609,7 @@ const struct tool tool_chat_read = {
 	.description = "Return your unread chat messages, oldest first, and "
 	    "mark them read. Call it when a chat wake prompt arrives.",
 	.args = as_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_read,
 };
 
@@ -621,7 +621,7 @@ const struct tool tool_chat_unregister = {
 	    "again automatically until you call chat_register. Unread "
 	    "messages are kept.",
 	.args = as_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_unregister,
 };
 
@@ -632,7 +632,7 @@ const struct tool tool_chat_broadcast = {
 	.description = "Send one message to every other participant whose "
 	    "heartbeat is fresh (stale ones are skipped and named).",
 	.args = broadcast_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_broadcast,
 };
 
@@ -643,6 +643,6 @@ const struct tool tool_chat_status = {
 	.description = "Say whether you are in the chat directory, under "
 	    "which name, and how many messages are unread.",
 	.args = as_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_CHAT | TOOL_READONLY,
 	.run = run_status,
 };
