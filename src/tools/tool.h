@@ -55,6 +55,16 @@ struct tool_arg {
 	const struct tool_arg	*fields;	/* ARG_OBJECT: { NULL } ended */
 };
 
+/*
+ * The store argument most tools take, described once (issue 27: every
+ * description is read by the model in every session): a tool acting on one
+ * store, and a search, which also reads global.
+ */
+#define TOOL_ARG_STORE	{ .name = "store", .type = ARG_STRING, \
+	.description = "Default: this project's" }
+#define TOOL_ARG_STORES	{ .name = "store", .type = ARG_STRING, \
+	.description = "Default: this project's and global" }
+
 struct tool_ctx;
 
 /*

@@ -509,37 +509,26 @@ list_stores(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 /* ---- Rows -------------------------------------------------------------- */
 
-#define ARG_STORE_DEFAULT { .name = "store", .type = ARG_STRING,	\
-	.description = "Store name; defaults to this project's store "	\
-	    "(\"global\" for cross-project memories)" }
-
 static const struct tool_arg remember_args[] = {
 	{ .name = "label", .type = ARG_STRING,
 	  .flags = ARG_REQUIRED | ARG_NONBLANK,
-	  .description = "Short, unique title of the memory; memories are "
-	    "identified by its slug" },
+	  .description = "Short unique title" },
 	{ .name = "content", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The memory itself: one focused, self-contained "
-	    "fact, decision or preference" },
-	ARG_STORE_DEFAULT,
+	  .description = "One self-contained fact, decision or preference" },
+	TOOL_ARG_STORE,
 	{ .name = "branch", .type = ARG_STRING,
-	  .description = "Git branch this memory applies to; omit for "
-	    "project-wide memories" },
+	  .description = "Only for this git branch" },
 	{ .name = "confidence", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = 10,
-	  .description = "How sure you are, 1 (a guess) to 10 (verified)" },
+	  .description = "1 (a guess) to 10 (verified)" },
 	{ .name = "overwrite", .type = ARG_BOOLEAN,
-	  .description = "Replace an existing memory with the same label "
-	    "(default false)" },
+	  .description = "Replace the memory with this label" },
 	{ .name = "archived", .type = ARG_BOOLEAN,
-	  .description = "true archives the memory (hidden from recall), "
-	    "false unarchives it; required to overwrite an archived memory" },
+	  .description = "Hide from recall (false: unhide); needed to "
+	    "overwrite an archived memory" },
 	{ .name = "anchors", .type = ARG_STRINGS,
-	  .description = "The files this memory describes, relative to the "
-	    "repository: \"src/store.c\", \"src/store.c#store_open\" (a "
-	    "symbol) or \"src/store.c:L10-L20\"; recall then marks the memory "
-	    "when that code changes. An overwrite without it re-records the "
-	    "memory's anchors against the code as it is now" },
+	  .description = "Code it describes: \"src/a.c\", \"src/a.c#fn\", "
+	    "\"src/a.c:L10-L20\"; recall flags the memory when it changes" },
 	{ .name = NULL }
 };
 
@@ -547,10 +536,8 @@ const struct tool tool_memory_remember = {
 	.name = "memory_remember",
 	.family = "memory",
 	.title = "Save a memory",
-	.description = "Save a memory under a label so that later "
-	    "conversations can recall it. Warns (without blocking) when "
-	    "similar memories already exist; pass overwrite: true to update "
-	    "an existing memory.",
+	.description = "Save a memory for later sessions; warns about "
+	    "similar ones.",
 	.args = remember_args,
 	.flags = TOOL_MCP,
 	.run = memory_remember,
@@ -558,22 +545,18 @@ const struct tool tool_memory_remember = {
 
 static const struct tool_arg recall_args[] = {
 	{ .name = "query", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What you are looking for, in natural language" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Search only this store; default: this project's "
-	    "store and global" },
+	  .description = "What you are looking for" },
+	TOOL_ARG_STORES,
 	{ .name = "branch", .type = ARG_STRING,
-	  .description = "Only project-wide memories and those of this "
-	    "branch" },
+	  .description = "Also this branch's memories" },
 	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = 20,
-	  .description = "Maximum number of results (default 10)" },
+	  .description = "Default 10" },
 	{ .name = "includeArchived", .type = ARG_BOOLEAN,
-	  .description = "Include archived memories (default false)" },
+	  .description = "Also archived" },
 	{ .name = "mode", .type = ARG_STRING,
-	  .description = "hybrid (default): meaning and exact words fused; "
-	    "vector: meaning only; lexical: exact words, names and paths "
-	    "only" },
+	  .description = "hybrid (default), vector (meaning) or lexical "
+	    "(exact words)" },
 	{ .name = NULL }
 };
 
@@ -581,23 +564,22 @@ const struct tool tool_memory_recall = {
 	.name = "memory_recall",
 	.family = "memory",
 	.title = "Recall memories",
-	.description = "Search memories by meaning and by the exact names "
-	    "in the query (identifiers, paths, error codes) and return the "
-	    "best matches with their content, best first.",
+	.description = "Find memories by meaning and exact names, best "
+	    "first, with content.",
 	.args = recall_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_recall,
 };
 
 static const struct tool_arg list_args[] = {
-	ARG_STORE_DEFAULT,
+	TOOL_ARG_STORE,
 	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = TOOL_LIST_MAX,
-	  .description = "Page size (default 50)" },
+	  .description = "Default 50" },
 	{ .name = "offset", .type = ARG_INTEGER, .flags = ARG_MIN, .min = 0,
-	  .description = "Skip this many (default 0)" },
+	  .description = "Skip this many" },
 	{ .name = "prefix", .type = ARG_STRING,
-	  .description = "Only labels starting with this" },
+	  .description = "Label prefix" },
 	{ .name = "branch", .type = ARG_STRING,
 	  .description = "Only this branch's memories" },
 	{ .name = NULL }
@@ -607,8 +589,7 @@ const struct tool tool_memory_list = {
 	.name = "memory_list",
 	.family = "memory",
 	.title = "List memories",
-	.description = "List the memories of a store (labels and metadata, "
-	    "no content), a page at a time, newest first.",
+	.description = "Page through a store's labels, newest first.",
 	.args = list_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_list,
@@ -616,8 +597,8 @@ const struct tool tool_memory_list = {
 
 static const struct tool_arg label_args[] = {
 	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of the memory" },
-	ARG_STORE_DEFAULT,
+	  .description = "Its label" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -643,14 +624,11 @@ const struct tool tool_memory_forget = {
 
 static const struct tool_arg move_args[] = {
 	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of the memory to move" },
+	  .description = "Its label" },
 	{ .name = "to", .type = ARG_STRING,
 	  .flags = ARG_REQUIRED | ARG_NONBLANK,
-	  .description = "Store to move it to (\"global\" for a memory "
-	    "that holds in every project)" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store it is in now; defaults to this project's "
-	    "store" },
+	  .description = "Target store (\"global\": every project)" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -658,10 +636,7 @@ const struct tool tool_memory_move = {
 	.name = "memory_move",
 	.family = "memory",
 	.title = "Move a memory",
-	.description = "Move one memory, by label, to another store, "
-	    "keeping its content, branch, confidence, archived state, dates "
-	    "and recall history. Refuses when the target store already has a "
-	    "memory with that label.",
+	.description = "Move a memory to another store, history and all.",
 	.args = move_args,
 	.flags = TOOL_MCP,
 	.run = memory_move,
@@ -675,7 +650,7 @@ const struct tool tool_store_list = {
 	.name = "store_list",
 	.family = "memory",
 	.title = "List stores",
-	.description = "List every memory store.",
+	.description = "List the stores and their sizes.",
 	.args = no_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = list_stores,
