@@ -7,8 +7,8 @@
  *  1. The block begins with the host's start marker and ends with
  *     TEXT_BLOCK_END; nothing else in it may contain either marker, or a
  *     re-run would replace the wrong span.
- *  2. The tool list comes from the caller (the tool table); this file
- *     names tools in prose only where the advice needs them.
+ *  2. The tool list comes from the caller (the tool table), never empty;
+ *     this file names tools in prose only where the advice needs them.
  */
 #include "text/block.h"
 
@@ -81,15 +81,15 @@ text_block_render(struct sbuf *sb, const struct text_block_host *h,
 	sbuf_adds(sb, " Memories are labelled facts in a local database, found "
 	    "again by meaning.\n\n");
 	if (*h->prefix != '\0')
-		sbuf_addf(sb, "In %s the tools carry the `%s` prefix: ",
-		    h->name, h->prefix);
+		sbuf_addf(sb, "In %s the tools carry the `%s` prefix (`%s%s`): ",
+		    h->name, h->prefix, h->prefix, *tools);
 	else
 		sbuf_addf(sb, "The thatch tools (%s may show them with a "
 		    "server prefix): ", h->name);
-	/* one line, not one per tool: tools/list describes them already */
+	/* one line of bare names, the prefix said once: tools/list has the
+	 * rest (issue 27) */
 	for (t = tools; *t != NULL; t++)
-		sbuf_addf(sb, "%s`%s%s`", t == tools ? "" : ", ", h->prefix,
-		    *t);
+		sbuf_addf(sb, "%s%s", t == tools ? "" : ", ", *t);
 	sbuf_adds(sb, ".\nThe rest of this text uses the bare names.\n\n");
 	sbuf_adds(sb, BODY_HEAD);
 	sbuf_adds(sb, h->file);
