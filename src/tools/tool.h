@@ -188,6 +188,12 @@ struct model *tool_model(struct tool_ctx *, struct err *);
  */
 int	tool_warm(struct tool_ctx *, int step, struct err *);
 
+/* config.json beside the database into c (config_load: an invalid file is
+ * the empty config, its warning dropped), for the tools that follow a
+ * setting (tool_config.c). */
+struct config;
+void	tool_config_read(const struct tool_ctx *, struct config *);
+
 /* Embed text with the context's model into a new vector of *dim floats. */
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);

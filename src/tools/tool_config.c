@@ -28,6 +28,17 @@ config_path(const struct tool_ctx *ctx)
 	return path_join(ctx->paths->db_dir, "config.json");
 }
 
+void
+tool_config_read(const struct tool_ctx *ctx, struct config *c)
+{
+	struct sbuf	 ignored = SBUF_INIT;
+	char		*path = config_path(ctx);
+
+	config_load(path, c, &ignored);
+	sbuf_release(&ignored);
+	free(path);
+}
+
 /* Invariant 1. */
 static void
 notifications_block(const struct tool_ctx *ctx, struct config *c,

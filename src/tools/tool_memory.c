@@ -23,10 +23,12 @@
 #include <string.h>
 
 #include "core/anchor/anchor.h"
+#include "core/config.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "text/fence.h"
 #include "tools/budget/tool_cut.h"
+#include "tools/budget/tool_fold.h"
 #include "tools/budget/tool_list.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
@@ -194,7 +196,7 @@ out:
 
 static void
 add_recall_hit(struct sbuf *out, const struct store_hit *h,
-    struct anchor_check *ck)
+    struct anchor_check *ck, size_t cut)
 {
 	const struct store_entry	*e = &h->e;
 	char				 num[NUM_BUFSZ];
@@ -219,7 +221,47 @@ add_recall_hit(struct sbuf *out, const struct store_hit *h,
 	anchor_marks(ck, e, out);
 	sbuf_adds(out, "\n");
 	tool_cut_content(out, e->content ? e->content : "", e->label,
-	    e->store);
+	    e->store, cut);
+}
+
+/*
+ * The hits, best first, each near-duplicate of a better one folded into a
+ * line under it (tool_fold.c). Without the hits' vectors nothing is
+ * folded: the recall itself must not fail for it.
+ */
+static void
+add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
+    struct sbuf *out, size_t cut)
+{
+	struct anchor_check	*ck;
+	struct err		 err;
+	size_t			*into = xcalloc(hits->n, sizeof(*into)), i, k;
+	bool			 first = true;
+
+	for (i = 0; i < hits->n; i++)
+		into[i] = TOOL_FOLD_NONE;
+	/* the search embedded the query, so the model is loaded */
+	if (ctx->model != NULL) {
+		if (store_hits_vectors(ctx->store, hits, &err) == 0)
+			tool_fold_hits(hits, model_tag(ctx->model),
+			    model_dim(ctx->model), into);
+		else
+			log_debug("search:fold", "%s", err.msg);
+	}
+	ck = anchor_check_open(ctx->store, ctx->paths->project_dir);
+	for (i = 0; i < hits->n; i++) {
+		if (into[i] != TOOL_FOLD_NONE)
+			continue;
+		if (!first)
+			sbuf_adds(out, "\n\n-----\n\n");
+		first = false;
+		add_recall_hit(out, &hits->v[i], ck, cut);
+		for (k = i + 1; k < hits->n; k++)
+			if (into[k] == i)
+				tool_fold_line(out, &hits->v[k]);
+	}
+	anchor_check_close(ck);
+	free(into);
 }
 
 int
@@ -311,10 +353,11 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct store_hits	 hits = { NULL, 0 };
 	struct store_query	 q;
 	struct sbuf		 notice;
-	struct anchor_check	*ck;
-	size_t			 i;
+	struct config		 cfg;
 	int			 rc = -1, found;
 
+	/* config.json's recall {limit, cut}; an argument still wins */
+	tool_config_read(ctx, &cfg);
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
 	if (*store != '\0') {
@@ -327,7 +370,8 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		q.nstores = 2;
 	}
 	q.branch = tool_arg_str(args, "branch", NULL);
-	q.limit = (int)tool_arg_int(args, "limit", 10);
+	q.limit = (int)tool_arg_int(args, "limit", cfg.recall.limit > 0 ?
+	    cfg.recall.limit : 10);
 	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
 	q.min_score = -2;
 	if (store_mode_parse(tool_arg_str(args, "mode", "hybrid"), &q.mode) !=
@@ -340,14 +384,9 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		goto out;
 	if (hits.n == 0)
 		sbuf_adds(out, "No matching memories found.");
-	ck = hits.n > 0 ? anchor_check_open(ctx->store,
-	    ctx->paths->project_dir) : NULL;
-	for (i = 0; i < hits.n; i++) {
-		if (i > 0)
-			sbuf_adds(out, "\n\n-----\n\n");
-		add_recall_hit(out, &hits.v[i], ck);
-	}
-	anchor_check_close(ck);
+	else
+		add_recall_hits(ctx, &hits, out, cfg.recall.cut > 0 ?
+		    (size_t)cfg.recall.cut : TOOL_RECALL_CUT);
 	if (found == 1)
 		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
 	sbuf_init(&notice);
@@ -357,6 +396,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	sbuf_release(&notice);
 	rc = 0;
 out:
+	config_release(&cfg);
 	store_hits_release(&hits);
 	return rc;
 }

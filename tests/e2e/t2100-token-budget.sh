@@ -96,6 +96,15 @@ thatch remember --store global "Zebra notes" "$long" >/dev/null 2>&1
 zebra=$(call memory_recall '{"query":"zebra crossing","store":"global"}')
 expect_contains "the cut names the memory" "$zebra" \
     'more bytes: memory_show {"label": "Zebra notes", "store": "global"}]'
+printf '{"recall": {"limit": 2, "cut": 300}}\n' >"$(dirname "$db")/config.json"
+zebra=$(call memory_recall '{"query":"zebra crossing","store":"global"}')
+left=$(grep -o '… [0-9]* more bytes' <<<"$zebra" | tr -dc 0-9)
+expect_eq "config.json's recall.cut cuts at 300 bytes" 1 "$([ "${left:-0}" -ge 4200 ] && echo 1)"
+few=$(call memory_recall '{"query":"session token retry auth"}')
+expect_eq "and recall.limit returns 2 memories" 2 "$(grep -c '^\[store:\|^also: ' <<<"$few")"
+many=$(call memory_recall '{"query":"session token retry auth","limit":4}')
+expect_eq "an explicit limit still wins" 4 "$(grep -c '^\[store:\|^also: ' <<<"$many")"
+rm "$(dirname "$db")/config.json"
 full=$(call memory_show '{"label":"Zebra notes","store":"global"}')
 expect_contains "memory_show gives it whole" "$full" "${long% }"
 

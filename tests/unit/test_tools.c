@@ -306,8 +306,12 @@ recall_formats_hits_and_near_duplicates_warn(void)
 	CHECK(strstr(r, "]\n# pool size") != NULL);
 	CHECK(strstr(r, "-----") == NULL);
 	free(r);
+	/* issue 27: the near-copy is one line under the hit it repeats */
 	r = call(&f, "memory_recall", "{\"query\":\"database pool\"}");
-	CHECK(strstr(r, "\n\n-----\n\n[store:o/r") != NULL);
+	CHECK(strstr(r, "-----") == NULL);
+	CHECK(strstr(r, "connections\nalso: \"pool size") != NULL);
+	CHECK(strstr(r, "\" [store:o/r] [score:") != NULL);
+	CHECK(strstr(r, "(nearly the same)") != NULL);
 	free(r);
 	fixture_close(&f);
 }

@@ -11,26 +11,18 @@
  */
 #include "tools/budget/tool_offer.h"
 
-#include <stdlib.h>
-
 #include "core/config.h"
 #include "tools/tool.h"
-#include "util/path.h"
-#include "util/sbuf.h"
 
 static bool
 chat_enabled(const struct tool_ctx *ctx)
 {
 	struct config	 c;
-	struct sbuf	 ignored = SBUF_INIT;
-	char		*path = path_join(ctx->paths->db_dir, "config.json");
 	bool		 on;
 
-	config_load(path, &c, &ignored);
+	tool_config_read(ctx, &c);
 	on = c.chat.set && c.chat.enabled;
 	config_release(&c);
-	sbuf_release(&ignored);
-	free(path);
 	return on;
 }
 
