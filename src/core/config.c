@@ -6,7 +6,7 @@
  * Knows the file's schema and nothing of the tools' output; tools/tool_config.c
  * prints it, core/notify.c reads it.
  *  1. Sections and their fields are strict: one unknown key anywhere, or a
- *     value that is not a string, makes the whole file invalid, and an
+ *     value of the wrong type or range, makes the whole file invalid, and an
  *     invalid file loads as the empty config (never half of it) with a
  *     warning that names the path.
  *  2. A save holds an exclusive flock on <path>.lock from the read to the
@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -94,20 +95,125 @@ is_mode(const char *v)
 	return false;
 }
 
+/* The notifications section: strings, mode one of config_modes. */
+static int
+load_notifications(const json_t *sec, struct config *c, struct sbuf *why)
+{
+	const char	*field;
+	json_t		*v;
+	char		**slot;
+
+	json_object_foreach((json_t *)sec, field, v) {
+		if ((slot = config_field(c, field)) == NULL) {
+			sbuf_addf(why, "unknown key \"notifications.%s\"",
+			    field);
+			return -1;
+		}
+		if (!json_is_string(v)) {
+			sbuf_addf(why, "\"notifications.%s\" is not a string",
+			    field);
+			return -1;
+		}
+		if (strcmp(field, "mode") == 0 &&
+		    !is_mode(json_string_value(v))) {
+			sbuf_addf(why, "\"notifications.mode\" is \"%s\", not "
+			    "one of both, banner, voice, none",
+			    json_string_value(v));
+			return -1;
+		}
+		*slot = xstrdup(json_string_value(v));
+	}
+	return 0;
+}
+
+/* The chat section: {enabled: true|false}. */
+static int
+load_chat(const json_t *sec, struct config *c, struct sbuf *why)
+{
+	const char	*field;
+	json_t		*v;
+
+	json_object_foreach((json_t *)sec, field, v) {
+		if (strcmp(field, "enabled") != 0) {
+			sbuf_addf(why, "unknown key \"chat.%s\"", field);
+			return -1;
+		}
+		if (!json_is_boolean(v)) {
+			sbuf_adds(why, "\"chat.enabled\" is not true or false");
+			return -1;
+		}
+		c->chat.set = true;
+		c->chat.enabled = json_is_true(v);
+	}
+	return 0;
+}
+
+/* The recall section: {limit, cut}, integers within their bounds. */
+static int
+load_recall(const json_t *sec, struct config *c, struct sbuf *why)
+{
+	static const struct {
+		const char	*name;
+		size_t		 off;
+		int		 min, max;
+	} fields[] = {
+		{ "limit", offsetof(struct config_recall, limit),
+		  CONFIG_RECALL_LIMIT_MIN, CONFIG_RECALL_LIMIT_MAX },
+		{ "cut", offsetof(struct config_recall, cut),
+		  CONFIG_RECALL_CUT_MIN, CONFIG_RECALL_CUT_MAX },
+	};
+	const char	*field;
+	json_t		*v;
+	size_t		 i;
+
+	json_object_foreach((json_t *)sec, field, v) {
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (strcmp(fields[i].name, field) == 0)
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0])) {
+			sbuf_addf(why, "unknown key \"recall.%s\"", field);
+			return -1;
+		}
+		if (!json_is_integer(v) ||
+		    json_integer_value(v) < fields[i].min ||
+		    json_integer_value(v) > fields[i].max) {
+			sbuf_addf(why, "\"recall.%s\" is not a whole number "
+			    "from %d to %d", field, fields[i].min,
+			    fields[i].max);
+			return -1;
+		}
+		*(int *)((char *)&c->recall + fields[i].off) =
+		    (int)json_integer_value(v);
+	}
+	return 0;
+}
+
+static const struct {
+	const char	*name;
+	int		(*load)(const json_t *, struct config *, struct sbuf *);
+} sections[] = {
+	{ "notifications", load_notifications },
+	{ "chat", load_chat },
+	{ "recall", load_recall },
+};
+
 /* Fill c from the parsed file, or describe the first violation in why. */
 static int
 from_json(const json_t *root, struct config *c, struct sbuf *why)
 {
-	const char	*key, *field;
-	json_t		*sec, *v;
-	char		**slot;
+	const char	*key;
+	json_t		*sec;
+	size_t		 i;
 
 	if (!json_is_object(root)) {
 		sbuf_adds(why, "it is not a JSON object");
 		return -1;
 	}
 	json_object_foreach((json_t *)root, key, sec) {
-		if (strcmp(key, "notifications") != 0) {
+		for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+			if (strcmp(sections[i].name, key) == 0)
+				break;
+		if (i == sizeof(sections) / sizeof(sections[0])) {
 			sbuf_addf(why, "unknown section \"%s\"", key);
 			return -1;
 		}
@@ -115,26 +221,8 @@ from_json(const json_t *root, struct config *c, struct sbuf *why)
 			sbuf_addf(why, "\"%s\" is not an object", key);
 			return -1;
 		}
-		json_object_foreach(sec, field, v) {
-			if ((slot = config_field(c, field)) == NULL) {
-				sbuf_addf(why, "unknown key \"%s.%s\"", key,
-				    field);
-				return -1;
-			}
-			if (!json_is_string(v)) {
-				sbuf_addf(why, "\"%s.%s\" is not a string",
-				    key, field);
-				return -1;
-			}
-			if (strcmp(field, "mode") == 0 &&
-			    !is_mode(json_string_value(v))) {
-				sbuf_addf(why, "\"%s.mode\" is \"%s\", not "
-				    "one of both, banner, voice, none", key,
-				    json_string_value(v));
-				return -1;
-			}
-			*slot = xstrdup(json_string_value(v));
-		}
+		if (sections[i].load(sec, c, why) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -185,6 +273,20 @@ to_json(const struct config *c)
 			json_object_set_new(sec, *f, json_string(*slot));
 	}
 	json_object_set_new(root, "notifications", sec);
+	/* what the user set by hand survives a config_set */
+	if (c->chat.set)
+		json_object_set_new(root, "chat", json_pack("{s:b}",
+		    "enabled", c->chat.enabled));
+	if (c->recall.limit > 0 || c->recall.cut > 0) {
+		sec = json_object();
+		if (c->recall.limit > 0)
+			json_object_set_new(sec, "limit",
+			    json_integer(c->recall.limit));
+		if (c->recall.cut > 0)
+			json_object_set_new(sec, "cut",
+			    json_integer(c->recall.cut));
+		json_object_set_new(root, "recall", sec);
+	}
 	return root;
 }
 

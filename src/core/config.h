@@ -8,9 +8,9 @@ struct err;
 struct sbuf;
 
 /*
- * config.json (store-and-tools §4.13) holds sections of optional string
- * fields; today one section, notifications {mode, voice, sound}. NULL is
- * unset. Environment variables never override it (§4.14).
+ * config.json (store-and-tools §4.13) holds sections of optional
+ * fields: notifications {mode, voice, sound}, strings, NULL when unset;
+ * chat and recall below. Environment variables never override it (§4.14).
  */
 struct config_notifications {
 	char	*mode;		/* owned; "both", "banner", "voice", "none" */
@@ -18,8 +18,30 @@ struct config_notifications {
 	char	*sound;		/* owned */
 };
 
+/*
+ * chat {enabled} and recall {limit, cut} (issue 27) hold a boolean and
+ * integers. Zero and false-with-set-false are unset: the built-in
+ * behaviour (chat tools not offered over MCP; recall's limit 10 and cut
+ * 1,500 bytes).
+ */
+struct config_chat {
+	bool	set, enabled;
+};
+
+struct config_recall {
+	int	limit;		/* CONFIG_RECALL_LIMIT_MIN..MAX, or 0 */
+	int	cut;		/* CONFIG_RECALL_CUT_MIN..MAX bytes, or 0 */
+};
+
+#define CONFIG_RECALL_LIMIT_MIN	1
+#define CONFIG_RECALL_LIMIT_MAX	20
+#define CONFIG_RECALL_CUT_MIN	200
+#define CONFIG_RECALL_CUT_MAX	16000
+
 struct config {
 	struct config_notifications	notifications;
+	struct config_chat		chat;
+	struct config_recall		recall;
 };
 
 /* The modes of notifications.mode, NULL-terminated. */
@@ -40,8 +62,8 @@ void	config_release(struct config *);
 /*
  * Load path into c (initialised here). A missing file is the empty
  * config. A file that cannot be read or is invalid (not JSON, not an
- * object, an unknown section or key anywhere, a value that is not a
- * string, a mode outside config_modes) is ignored: c is empty and the
+ * object, an unknown section or key anywhere, a value of the wrong type or
+ * out of its range, a mode outside config_modes) is ignored: c is empty and the
  * reason, naming path, is appended to warning. Never fails otherwise.
  */
 void	config_load(const char *path, struct config *c, struct sbuf *warning);

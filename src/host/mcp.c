@@ -41,6 +41,7 @@
 
 #include "text/block.h"
 #include "tools/budget/tool_cut.h"
+#include "tools/budget/tool_offer.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/fileio.h"
@@ -459,18 +460,22 @@ m_ping(struct mcp_server *s, const json_t *params, int *code, struct sbuf *why)
 	return json_object();
 }
 
-/* host-contracts §1.6; destructiveHint defaults to true in MCP, so every
- * tool that writes says whether it destroys. */
+/*
+ * host-contracts §1.6. MCP's defaults are readOnlyHint false and
+ * destructiveHint true, so a read-only tool says so and a tool that
+ * writes says whether it destroys; no key repeats a default, and the
+ * title is sent once, here (issue 27: tools/list is read every session).
+ */
 static json_t *
 annotations(const struct tool *t)
 {
-	json_t	*a = json_pack("{s:s,s:b}", "title", t->title,
-		    "readOnlyHint", (t->flags & TOOL_READONLY) != 0);
+	json_t	*a = json_pack("{s:s}", "title", t->title);
 
-	if (!(t->flags & TOOL_READONLY))
+	if (t->flags & TOOL_READONLY)
+		json_object_set_new(a, "readOnlyHint", json_true());
+	else
 		json_object_set_new(a, "destructiveHint",
 		    json_boolean(t->flags & TOOL_DESTRUCTIVE));
-	json_object_set_new(a, "openWorldHint", json_false());
 	return a;
 }
 
@@ -483,11 +488,11 @@ m_tools_list(struct mcp_server *s, const json_t *params, int *code,
 
 	(void)s, (void)params, (void)code, (void)why;
 	for (t = tool_table; *t != NULL; t++) {
-		if (!((*t)->flags & TOOL_MCP))
+		if (!tool_offered(s->tools, *t))
 			continue;
-		json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:o,s:o}",
-		    "name", (*t)->name, "title", (*t)->title, "description",
-		    (*t)->description, "inputSchema", tool_schema(*t),
+		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:o}",
+		    "name", (*t)->name, "description", (*t)->description,
+		    "inputSchema", tool_schema(*t),
 		    "annotations", annotations(*t)));
 	}
 	return json_pack("{s:o}", "tools", list);
@@ -519,7 +524,7 @@ m_tools_call(struct mcp_server *s, const json_t *params, int *code,
 	bool			 failed;
 
 	t = tool_find(name);
-	if (t == NULL || !(t->flags & TOOL_MCP)) {
+	if (t == NULL || !tool_offered(s->tools, t)) {
 		*code = RPC_INVALID_PARAMS;
 		sbuf_addf(why, "Unknown tool: %s", name ? name : "undefined");
 		return NULL;

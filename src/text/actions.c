@@ -26,9 +26,8 @@
 const struct text_action text_actions[] = {
 	{
 		.name = "defrag",
-		.description = "Consolidate the thatch store: merge "
-		    "near-duplicate memories and record a verdict for each "
-		    "pair",
+		.description = "Merge the thatch store's near-duplicate "
+		    "memories",
 		.summary = "Consolidate this project's thatch store: find "
 		    "the near-duplicate memories, record a verdict for every "
 		    "pair, then merge each cluster into one memory, so that "
@@ -61,8 +60,8 @@ const struct text_action text_actions[] = {
 	},
 	{
 		.name = "extract",
-		.description = "Save the durable facts of this conversation's "
-		    "recent work to thatch",
+		.description = "Save this conversation's durable facts to "
+		    "thatch",
 		.summary = "Apply the thatch-fact-extractor skill: keep only "
 		    "durable facts (decisions, conventions, commands that "
 		    "work, pitfalls, the user's preferences and corrections), "
@@ -93,9 +92,8 @@ const struct text_action text_actions[] = {
 	},
 	{
 		.name = "hygiene",
-		.description = "Tend the thatch store: pending duplicates, "
-		    "stale memories, memories of deleted branches, memories "
-		    "whose code changed",
+		.description = "Tend the thatch store: duplicate, stale and "
+		    "drifted memories",
 		.summary = "Call `{store_hygiene}` with `list: true` (or run "
 		    "`thatch hygiene --list`) to see which memories these "
 		    "are. Run `{find_duplicates}` and consolidate each "
@@ -135,8 +133,7 @@ const struct text_action text_actions[] = {
 	},
 	{
 		.name = "reflect",
-		.description = "Reflect on this conversation: record its "
-		    "lessons as predictions, behaviors and memories",
+		.description = "Record this conversation's lessons in thatch",
 		.summary = "Review this conversation for what it taught you "
 		    "and record each lesson where it will be used again: the "
 		    "user's corrections as predictions, recurring lapses of "

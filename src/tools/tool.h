@@ -55,6 +55,16 @@ struct tool_arg {
 	const struct tool_arg	*fields;	/* ARG_OBJECT: { NULL } ended */
 };
 
+/*
+ * The store argument most tools take, described once (issue 27: every
+ * description is read by the model in every session): a tool acting on one
+ * store, and a search, which also reads global.
+ */
+#define TOOL_ARG_STORE	{ .name = "store", .type = ARG_STRING, \
+	.description = "Default: this project's" }
+#define TOOL_ARG_STORES	{ .name = "store", .type = ARG_STRING, \
+	.description = "Default: this project's and global" }
+
 struct tool_ctx;
 
 /*
@@ -70,6 +80,8 @@ enum tool_flags {
 	TOOL_EDITOR = 1 << 3,	/* editor plugin only (store-and-tools §4.17) */
 	TOOL_UNCAPPED = 1 << 4,	/* no tool_cap_answer cut: the full read, or a
 				   tool with a bound of its own (session_*) */
+	TOOL_CHAT = 1 << 5,	/* over MCP only when config.json turns chat on
+				   (issue 27: ~1,000 tokens nobody else uses) */
 };
 
 /* The rows opencode's plugin offers: MCP's and the editor-only ones. */
@@ -177,6 +189,12 @@ struct model *tool_model(struct tool_ctx *, struct err *);
  * it as usual.
  */
 int	tool_warm(struct tool_ctx *, int step, struct err *);
+
+/* config.json beside the database into c (config_load: an invalid file is
+ * the empty config, its warning dropped), for the tools that follow a
+ * setting (tool_config.c). */
+struct config;
+void	tool_config_read(const struct tool_ctx *, struct config *);
 
 /* Embed text with the context's model into a new vector of *dim floats. */
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,

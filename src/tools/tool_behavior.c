@@ -87,15 +87,12 @@ behavior_delete(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 static const struct tool_arg codify_args[] = {
 	{ .name = "situation", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "When the rule applies: the situation that should "
-	    "trigger it" },
+	  .description = "When it applies" },
 	{ .name = "behavior", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What to do then, as a concrete imperative (\"run "
-	    "the linter before committing\")" },
+	  .description = "What to do then, imperative" },
 	{ .name = "rationale", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Why the rule is worth keeping" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Target store; default: this project's store" },
+	  .description = "Why it is worth keeping" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -103,10 +100,8 @@ const struct tool tool_behavior_codify = {
 	.name = "behavior_codify",
 	.family = "behavior",
 	.title = "Codify a behavior",
-	.description = "Codify a self-discipline rule for yourself: \"when "
-	    "X, I should do Y\". Not for user preferences (use "
-	    "prediction_update), and never for a rule that makes you less "
-	    "thorough. Similar situations and rules are merged.",
+	.description = "Codify a rule for yourself, \"when X, do Y\"; "
+	    "never one that makes you less thorough.",
 	.args = codify_args,
 	.flags = TOOL_MCP,
 	.run = behavior_codify,
@@ -114,16 +109,12 @@ const struct tool tool_behavior_codify = {
 
 static const struct tool_arg feedback_args[] = {
 	{ .name = "behavior", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Text of the rule (matched by meaning)" },
+	  .description = "The rule's text" },
 	{ .name = "relevant", .type = ARG_BOOLEAN, .flags = ARG_REQUIRED,
-	  .description = "true: the rule applied here (ham); false: it did "
-	    "not (spam)" },
+	  .description = "Whether it applied here" },
 	{ .name = "context", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The current situation, briefly, for the audit "
-	    "trail" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store of the rule; default: this project's store "
-	    "(the built-in rules are in \"global\")" },
+	  .description = "The situation, briefly" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -131,17 +122,15 @@ const struct tool tool_behavior_feedback = {
 	.name = "behavior_feedback",
 	.family = "behavior",
 	.title = "Grade a behavior",
-	.description = "Grade a rule that surfaced: relevant true if it "
-	    "applied to the situation (and you followed it), false if it "
-	    "did not. This judges relevance, not whether the rule is good.",
+	.description = "Grade whether a surfaced rule applied (not whether "
+	    "it is good).",
 	.args = feedback_args,
 	.flags = TOOL_MCP,
 	.run = behavior_feedback,
 };
 
 static const struct tool_arg store_args[] = {
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store to list; default: this project's store" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -149,8 +138,7 @@ const struct tool tool_behavior_list = {
 	.name = "behavior_list",
 	.family = "behavior",
 	.title = "List behaviors",
-	.description = "List the behaviors of a store with their "
-	    "confidence, situations and recent feedback.",
+	.description = "List a store's behaviors.",
 	.args = store_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = behavior_list,
@@ -158,11 +146,8 @@ const struct tool tool_behavior_list = {
 
 static const struct tool_arg delete_args[] = {
 	{ .name = "statement", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Text of the behavior to delete (matched by "
-	    "meaning)" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store to delete from; default: this project's "
-	    "store" },
+	  .description = "The behavior's text" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -170,8 +155,7 @@ const struct tool tool_behavior_delete = {
 	.name = "behavior_delete",
 	.family = "behavior",
 	.title = "Delete a behavior",
-	.description = "Delete a behavior rule that is wrong or no longer "
-	    "wanted, with its feedback history.",
+	.description = "Delete a wrong behavior.",
 	.args = delete_args,
 	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = behavior_delete,

@@ -601,17 +601,14 @@ out:
 }
 
 #define AS_ARG	{ .name = "as", .type = ARG_STRING, \
-	  .description = "Your chat name. Required on MCP hosts, which have " \
-	    "no session identity; ignored by the opencode plugin" }
+	  .description = "Your chat name (MCP only)" }
 
 static const struct tool_arg register_args[] = {
 	AS_ARG,
 	{ .name = "name", .type = ARG_STRING,
-	  .description = "Display name to take (unique, ignoring case); "
-	    "omitted: keep yours, or get one (over MCP: the \"as\" name)" },
+	  .description = "Name to take (unique); default: yours or \"as\"" },
 	{ .name = "topic", .type = ARG_STRING,
-	  .description = "What you are working on, shown in chat_list; "
-	    "empty clears it" },
+	  .description = "What you work on; empty clears it" },
 	{ .name = NULL }
 };
 
@@ -624,25 +621,23 @@ static const struct tool_arg read_args[] = {
 	AS_ARG,
 	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = CHAT_READ_PAGE_MAX,
-	  .description = "Most messages to return (default 20); the last "
-	    "line says how many more are unread" },
+	  .description = "Default 20; the last line says how many more" },
 	{ .name = NULL }
 };
 
 static const struct tool_arg send_args[] = {
 	AS_ARG,
 	{ .name = "to", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The recipient's chat name (chat_list shows them)" },
+	  .description = "Recipient's chat name" },
 	{ .name = "body", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The message, at most 10000 characters" },
+	  .description = "At most 10000 characters" },
 	{ .name = NULL }
 };
 
 static const struct tool_arg broadcast_args[] = {
 	AS_ARG,
 	{ .name = "body", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The message for every fresh participant, at most "
-	    "10000 characters" },
+	  .description = "At most 10000 characters" },
 	{ .name = NULL }
 };
 
@@ -650,11 +645,10 @@ const struct tool tool_chat_register = {
 	.name = "chat_register",
 	.family = "chat",
 	.title = "Join the chat directory",
-	.description = "Join (or rejoin, rename, set your topic in) the "
-	    "directory of agent sessions on this machine that can message "
-	    "each other. Other sessions find you by your name in chat_list.",
+	.description = "Join, rename or set your topic in the directory of "
+	    "this machine's agent sessions.",
 	.args = register_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_register,
 };
 
@@ -662,11 +656,10 @@ const struct tool tool_chat_list = {
 	.name = "chat_list",
 	.family = "chat",
 	.title = "List chat participants",
-	.description = "List the sessions in the chat directory: name, "
-	    "project, whether their heartbeat is fresh, topic, and how many "
-	    "of their messages to you are unread.",
+	.description = "List chat participants, fresh or stale, with unread "
+	    "counts.",
 	.args = as_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_CHAT | TOOL_READONLY,
 	.run = run_list,
 };
 
@@ -674,10 +667,9 @@ const struct tool tool_chat_send = {
 	.name = "chat_send",
 	.family = "chat",
 	.title = "Message a session",
-	.description = "Send a message to one other session by its chat "
-	    "name. Only that session can read it.",
+	.description = "Message one session by its chat name.",
 	.args = send_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_send,
 };
 
@@ -685,11 +677,10 @@ const struct tool tool_chat_read = {
 	.name = "chat_read",
 	.family = "chat",
 	.title = "Read your chat messages",
-	.description = "Return your oldest unread chat messages, a page at a "
-	    "time, and mark them read. Call it when a chat wake prompt "
-	    "arrives, and again while it says more are unread.",
+	.description = "Read (and mark read) your oldest unread chat "
+	    "messages, a page at a time.",
 	.args = read_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_read,
 };
 
@@ -697,11 +688,9 @@ const struct tool tool_chat_unregister = {
 	.name = "chat_unregister",
 	.family = "chat",
 	.title = "Leave the chat directory",
-	.description = "Leave the chat directory; you are not registered "
-	    "again automatically until you call chat_register. Unread "
-	    "messages are kept.",
+	.description = "Leave the chat directory until chat_register.",
 	.args = as_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_unregister,
 };
 
@@ -709,10 +698,9 @@ const struct tool tool_chat_broadcast = {
 	.name = "chat_broadcast",
 	.family = "chat",
 	.title = "Message every session",
-	.description = "Send one message to every other participant whose "
-	    "heartbeat is fresh (stale ones are skipped and named).",
+	.description = "Message every fresh participant.",
 	.args = broadcast_args,
-	.flags = TOOL_MCP,
+	.flags = TOOL_MCP | TOOL_CHAT,
 	.run = run_broadcast,
 };
 
@@ -720,9 +708,8 @@ const struct tool tool_chat_status = {
 	.name = "chat_status",
 	.family = "chat",
 	.title = "Chat status",
-	.description = "Say whether you are in the chat directory, under "
-	    "which name, and how many messages are unread.",
+	.description = "Your chat name and unread count.",
 	.args = as_args,
-	.flags = TOOL_MCP | TOOL_READONLY,
+	.flags = TOOL_MCP | TOOL_CHAT | TOOL_READONLY,
 	.run = run_status,
 };

@@ -28,6 +28,17 @@ config_path(const struct tool_ctx *ctx)
 	return path_join(ctx->paths->db_dir, "config.json");
 }
 
+void
+tool_config_read(const struct tool_ctx *ctx, struct config *c)
+{
+	struct sbuf	 ignored = SBUF_INIT;
+	char		*path = config_path(ctx);
+
+	config_load(path, c, &ignored);
+	sbuf_release(&ignored);
+	free(path);
+}
+
 /* Invariant 1. */
 static void
 notifications_block(const struct tool_ctx *ctx, struct config *c,
@@ -134,41 +145,38 @@ static const char *const channels[] = { "both", "banner", "voice", NULL };
 
 static const struct tool_arg get_args[] = {
 	{ .name = "section", .type = ARG_STRING, .choices = sections,
-	  .description = "Show only this section (default: every section)" },
+	  .description = "Only this section" },
 	{ .name = NULL }
 };
 
 static const struct tool_arg notification_fields[] = {
 	{ .name = "mode", .type = ARG_STRING, .choices = config_modes,
-	  .description = "Which channels notify_user uses: both, banner, "
-	    "voice or none (off)" },
+	  .description = "notify_user's channels" },
 	{ .name = "voice", .type = ARG_STRING,
-	  .description = "Speech voice (macOS say -v, espeak -v)" },
+	  .description = "Speech voice" },
 	{ .name = "sound", .type = ARG_STRING,
-	  .description = "Banner sound name (macOS)" },
+	  .description = "Banner sound (macOS)" },
 	{ .name = NULL }
 };
 
 static const struct tool_arg set_args[] = {
 	{ .name = "notifications", .type = ARG_OBJECT,
 	  .fields = notification_fields,
-	  .description = "Fields of the notifications section to change; "
-	    "omitted fields keep their values" },
+	  .description = "Fields to change" },
 	{ .name = NULL }
 };
 
 static const struct tool_arg notify_args[] = {
 	{ .name = "message", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What to tell the user, in a sentence" },
+	  .description = "One sentence" },
 	{ .name = "title", .type = ARG_STRING,
-	  .description = "Banner title (default: source, then \"thatch\")" },
+	  .description = "Banner title" },
 	{ .name = "source", .type = ARG_STRING,
-	  .description = "Short label of the work item, spoken before the "
-	    "message" },
+	  .description = "The work item, spoken first" },
 	{ .name = "channel", .type = ARG_STRING, .choices = channels,
-	  .description = "Override the configured mode for this call" },
+	  .description = "Overrides the configured mode" },
 	{ .name = "voice", .type = ARG_STRING,
-	  .description = "Speech voice for this call" },
+	  .description = "Speech voice" },
 	{ .name = NULL }
 };
 
@@ -176,8 +184,7 @@ const struct tool tool_config_get = {
 	.name = "config_get",
 	.family = "config",
 	.title = "Show the configuration",
-	.description = "Show thatch's user configuration (config.json beside "
-	    "the database) with the defaults of unset fields.",
+	.description = "Show config.json with defaults.",
 	.args = get_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = config_get,
@@ -187,9 +194,8 @@ const struct tool tool_config_set = {
 	.name = "config_set",
 	.family = "config",
 	.title = "Change the configuration",
-	.description = "Change thatch's user configuration field by field; "
-	    "other fields and sections keep their values. Use it when the "
-	    "user asks to change how notifications reach them.",
+	.description = "Change config.json fields (how notifications reach "
+	    "the user).",
 	.args = set_args,
 	.flags = TOOL_MCP,
 	.run = config_set,
@@ -199,10 +205,8 @@ const struct tool tool_notify_user = {
 	.name = "notify_user",
 	.family = "notification",
 	.title = "Notify the user",
-	.description = "Tell the user something out of band, with a desktop "
-	    "banner and/or speech: when a long task finishes or needs their "
-	    "input while they may be looking elsewhere. Reports whether the "
-	    "notifier ran, not whether they saw it.",
+	.description = "Desktop banner and/or speech for the user, when "
+	    "long work ends or needs them.",
 	.args = notify_args,
 	.flags = TOOL_MCP,
 	.run = notify_user,

@@ -121,13 +121,10 @@ mark_checked(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 /* ---- Rows -------------------------------------------------------------- */
 
 static const struct tool_arg find_args[] = {
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store to examine; defaults to this project's "
-	    "store" },
+	TOOL_ARG_STORE,
 	{ .name = "threshold", .type = ARG_NUMBER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 0, .max = 1,
-	  .description = "Minimum cosine similarity of a pair (default "
-	    "0.85)" },
+	  .description = "Min cosine (default 0.85)" },
 	{ .name = NULL }
 };
 
@@ -135,9 +132,7 @@ const struct tool tool_find_duplicates = {
 	.name = "find_duplicates",
 	.family = "dedup",
 	.title = "Find duplicate memories",
-	.description = "Find pairs of near-duplicate memories not yet "
-	    "reviewed, grouped into clusters of related memories, so they "
-	    "can be merged or marked as distinct.",
+	.description = "Find unreviewed near-duplicate memories.",
 	.args = find_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = find_duplicates,
@@ -150,17 +145,13 @@ static const char *const verdicts[] = {
 
 static const struct tool_arg mark_args[] = {
 	{ .name = "label_a", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of one memory of the pair" },
+	  .description = "One label" },
 	{ .name = "label_b", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of the other memory" },
+	  .description = "The other" },
 	{ .name = "status", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .choices = verdicts,
-	  .description = "Verdict: duplicate (the same fact twice), "
-	    "supplement (one adds detail to the other), contradiction (they "
-	    "disagree) or unrelated" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store of the pair; defaults to this project's "
-	    "store" },
+	  .description = "The verdict" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -168,9 +159,7 @@ const struct tool tool_dedup_mark_checked = {
 	.name = "dedup_mark_checked",
 	.family = "dedup",
 	.title = "Record a duplicate verdict",
-	.description = "Record the verdict on a pair of memories that "
-	    "find_duplicates reported, so it stops reporting the pair. Both "
-	    "memories must still exist: record the verdict before merging or "
+	.description = "Record a find_duplicates verdict before merging or "
 	    "forgetting either.",
 	.args = mark_args,
 	.flags = TOOL_MCP,

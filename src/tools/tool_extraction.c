@@ -50,14 +50,12 @@ extraction_done(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 }
 
 static const struct tool_arg done_args[] = {
-	{ "session_id", ARG_STRING, 0, "the parent session whose queued "
-	    "interactions were handled (from a sub-agent)", 0, 0, NULL, NULL },
+	{ "session_id", ARG_STRING, 0, "the parent's, from a sub-agent", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
 static const struct tool_arg payload_args[] = {
-	{ "session_id", ARG_STRING, ARG_REQUIRED, "the session named in the "
-	    "extraction nudge", 0, 0, NULL, NULL },
+	{ "session_id", ARG_STRING, ARG_REQUIRED, "from the nudge", 0, 0, NULL, NULL },
 	{ .name = NULL }
 };
 
@@ -65,9 +63,8 @@ const struct tool tool_extraction_done = {
 	.name = "extraction_done",
 	.family = "extraction",
 	.title = "Acknowledge fact extraction",
-	.description = "Acknowledge fact extraction, including runs that "
-	    "found nothing worth saving, so the queued tool interactions are "
-	    "released. A sub-agent passes the parent's session_id.",
+	.description = "Say fact extraction is done (even if nothing was "
+	    "saved).",
 	.args = done_args,
 	.flags = TOOL_MCP,
 	.run = extraction_done,
@@ -77,8 +74,8 @@ const struct tool tool_get_extraction_payload = {
 	.name = "get_extraction_payload",
 	.family = "extraction",
 	.title = "Fetch queued tool interactions",
-	.description = "Fetch the queued tool interactions of a session as a "
-	    "JSON payload for fact extraction. Read-only.",
+	.description = "Fetch a session's queued tool calls for fact "
+	    "extraction.",
 	.args = payload_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = get_extraction_payload,

@@ -73,11 +73,7 @@ store_hygiene(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 static const struct tool_arg hygiene_args[] = {
 	{ .name = "list", .type = ARG_BOOLEAN,
-	  .description = "Also name the memories behind each signal: the "
-	    "duplicate pairs with their similarity, the stale memories with "
-	    "their last update and recall, the memories of deleted branches "
-	    "with their branch, the memories whose code changed with the "
-	    "files and the commits since (default false)" },
+	  .description = "Name the memories behind each signal" },
 	{ .name = NULL }
 };
 
@@ -85,11 +81,8 @@ const struct tool tool_store_hygiene = {
 	.name = "store_hygiene",
 	.family = "memory",
 	.title = "Check store hygiene",
-	.description = "Report what needs tending in this project's store: "
-	    "duplicate candidates pending review, memories neither updated "
-	    "nor recalled in 90+ days, memories scoped to branches that no "
-	    "longer exist, memories whose anchored code changed since they "
-	    "were written. Read-only.",
+	.description = "Count duplicates, stale memories, dead branches' "
+	    "and changed code's memories.",
 	.args = hygiene_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = store_hygiene,

@@ -23,10 +23,12 @@
 #include <string.h>
 
 #include "core/anchor/anchor.h"
+#include "core/config.h"
 #include "core/slug.h"
 #include "core/store/store.h"
 #include "text/fence.h"
 #include "tools/budget/tool_cut.h"
+#include "tools/budget/tool_fold.h"
 #include "tools/budget/tool_list.h"
 #include "tools/tool_rows.h"
 #include "util/err.h"
@@ -210,7 +212,7 @@ add_origin(struct store *st, const struct store_entry *e, struct sbuf *out)
 
 static void
 add_recall_hit(struct store *st, struct sbuf *out, const struct store_hit *h,
-    struct anchor_check *ck)
+    struct anchor_check *ck, size_t cut)
 {
 	const struct store_entry	*e = &h->e;
 	char				 num[NUM_BUFSZ];
@@ -236,7 +238,47 @@ add_recall_hit(struct store *st, struct sbuf *out, const struct store_hit *h,
 	anchor_marks(ck, e, out);
 	sbuf_adds(out, "\n");
 	tool_cut_content(out, e->content ? e->content : "", e->label,
-	    e->store);
+	    e->store, cut);
+}
+
+/*
+ * The hits, best first, each near-duplicate of a better one folded into a
+ * line under it (tool_fold.c). Without the hits' vectors nothing is
+ * folded: the recall itself must not fail for it.
+ */
+static void
+add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
+    struct sbuf *out, size_t cut)
+{
+	struct anchor_check	*ck;
+	struct err		 err;
+	size_t			*into = xcalloc(hits->n, sizeof(*into)), i, k;
+	bool			 first = true;
+
+	for (i = 0; i < hits->n; i++)
+		into[i] = TOOL_FOLD_NONE;
+	/* the search embedded the query, so the model is loaded */
+	if (ctx->model != NULL) {
+		if (store_hits_vectors(ctx->store, hits, &err) == 0)
+			tool_fold_hits(hits, model_tag(ctx->model),
+			    model_dim(ctx->model), into);
+		else
+			log_debug("search:fold", "%s", err.msg);
+	}
+	ck = anchor_check_open(ctx->store, ctx->paths->project_dir);
+	for (i = 0; i < hits->n; i++) {
+		if (into[i] != TOOL_FOLD_NONE)
+			continue;
+		if (!first)
+			sbuf_adds(out, "\n\n-----\n\n");
+		first = false;
+		add_recall_hit(ctx->store, out, &hits->v[i], ck, cut);
+		for (k = i + 1; k < hits->n; k++)
+			if (into[k] == i)
+				tool_fold_line(out, &hits->v[k]);
+	}
+	anchor_check_close(ck);
+	free(into);
 }
 
 int
@@ -328,10 +370,11 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct store_hits	 hits = { NULL, 0 };
 	struct store_query	 q;
 	struct sbuf		 notice;
-	struct anchor_check	*ck;
-	size_t			 i;
+	struct config		 cfg;
 	int			 rc = -1, found;
 
+	/* config.json's recall {limit, cut}; an argument still wins */
+	tool_config_read(ctx, &cfg);
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
 	if (*store != '\0') {
@@ -344,7 +387,8 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		q.nstores = 2;
 	}
 	q.branch = tool_arg_str(args, "branch", NULL);
-	q.limit = (int)tool_arg_int(args, "limit", 10);
+	q.limit = (int)tool_arg_int(args, "limit", cfg.recall.limit > 0 ?
+	    cfg.recall.limit : 10);
 	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
 	q.min_score = -2;
 	if (store_mode_parse(tool_arg_str(args, "mode", "hybrid"), &q.mode) !=
@@ -357,14 +401,9 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 		goto out;
 	if (hits.n == 0)
 		sbuf_adds(out, "No matching memories found.");
-	ck = hits.n > 0 ? anchor_check_open(ctx->store,
-	    ctx->paths->project_dir) : NULL;
-	for (i = 0; i < hits.n; i++) {
-		if (i > 0)
-			sbuf_adds(out, "\n\n-----\n\n");
-		add_recall_hit(ctx->store, out, &hits.v[i], ck);
-	}
-	anchor_check_close(ck);
+	else
+		add_recall_hits(ctx, &hits, out, cfg.recall.cut > 0 ?
+		    (size_t)cfg.recall.cut : TOOL_RECALL_CUT);
 	if (found == 1)
 		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
 	sbuf_init(&notice);
@@ -374,6 +413,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	sbuf_release(&notice);
 	rc = 0;
 out:
+	config_release(&cfg);
 	store_hits_release(&hits);
 	return rc;
 }
@@ -527,37 +567,26 @@ list_stores(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 
 /* ---- Rows -------------------------------------------------------------- */
 
-#define ARG_STORE_DEFAULT { .name = "store", .type = ARG_STRING,	\
-	.description = "Store name; defaults to this project's store "	\
-	    "(\"global\" for cross-project memories)" }
-
 static const struct tool_arg remember_args[] = {
 	{ .name = "label", .type = ARG_STRING,
 	  .flags = ARG_REQUIRED | ARG_NONBLANK,
-	  .description = "Short, unique title of the memory; memories are "
-	    "identified by its slug" },
+	  .description = "Short unique title" },
 	{ .name = "content", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The memory itself: one focused, self-contained "
-	    "fact, decision or preference" },
-	ARG_STORE_DEFAULT,
+	  .description = "One self-contained fact, decision or preference" },
+	TOOL_ARG_STORE,
 	{ .name = "branch", .type = ARG_STRING,
-	  .description = "Git branch this memory applies to; omit for "
-	    "project-wide memories" },
+	  .description = "Only for this git branch" },
 	{ .name = "confidence", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = 10,
-	  .description = "How sure you are, 1 (a guess) to 10 (verified)" },
+	  .description = "1 (a guess) to 10 (verified)" },
 	{ .name = "overwrite", .type = ARG_BOOLEAN,
-	  .description = "Replace an existing memory with the same label "
-	    "(default false)" },
+	  .description = "Replace the memory with this label" },
 	{ .name = "archived", .type = ARG_BOOLEAN,
-	  .description = "true archives the memory (hidden from recall), "
-	    "false unarchives it; required to overwrite an archived memory" },
+	  .description = "Hide from recall (false: unhide); needed to "
+	    "overwrite an archived memory" },
 	{ .name = "anchors", .type = ARG_STRINGS,
-	  .description = "The files this memory describes, relative to the "
-	    "repository: \"src/store.c\", \"src/store.c#store_open\" (a "
-	    "symbol) or \"src/store.c:L10-L20\"; recall then marks the memory "
-	    "when that code changes. An overwrite without it re-records the "
-	    "memory's anchors against the code as it is now" },
+	  .description = "Code it describes: \"src/a.c\", \"src/a.c#fn\", "
+	    "\"src/a.c:L10-L20\"; recall flags the memory when it changes" },
 	{ .name = NULL }
 };
 
@@ -565,10 +594,8 @@ const struct tool tool_memory_remember = {
 	.name = "memory_remember",
 	.family = "memory",
 	.title = "Save a memory",
-	.description = "Save a memory under a label so that later "
-	    "conversations can recall it. Warns (without blocking) when "
-	    "similar memories already exist; pass overwrite: true to update "
-	    "an existing memory.",
+	.description = "Save a memory for later sessions; warns about "
+	    "similar ones.",
 	.args = remember_args,
 	.flags = TOOL_MCP,
 	.run = memory_remember,
@@ -576,22 +603,18 @@ const struct tool tool_memory_remember = {
 
 static const struct tool_arg recall_args[] = {
 	{ .name = "query", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What you are looking for, in natural language" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Search only this store; default: this project's "
-	    "store and global" },
+	  .description = "What you are looking for" },
+	TOOL_ARG_STORES,
 	{ .name = "branch", .type = ARG_STRING,
-	  .description = "Only project-wide memories and those of this "
-	    "branch" },
+	  .description = "Also this branch's memories" },
 	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = 20,
-	  .description = "Maximum number of results (default 10)" },
+	  .description = "Default 10" },
 	{ .name = "includeArchived", .type = ARG_BOOLEAN,
-	  .description = "Include archived memories (default false)" },
+	  .description = "Also archived" },
 	{ .name = "mode", .type = ARG_STRING,
-	  .description = "hybrid (default): meaning and exact words fused; "
-	    "vector: meaning only; lexical: exact words, names and paths "
-	    "only" },
+	  .description = "hybrid (default), vector (meaning) or lexical "
+	    "(exact words)" },
 	{ .name = NULL }
 };
 
@@ -599,23 +622,22 @@ const struct tool tool_memory_recall = {
 	.name = "memory_recall",
 	.family = "memory",
 	.title = "Recall memories",
-	.description = "Search memories by meaning and by the exact names "
-	    "in the query (identifiers, paths, error codes) and return the "
-	    "best matches with their content, best first.",
+	.description = "Find memories by meaning and exact names, best "
+	    "first, with content.",
 	.args = recall_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_recall,
 };
 
 static const struct tool_arg list_args[] = {
-	ARG_STORE_DEFAULT,
+	TOOL_ARG_STORE,
 	{ .name = "limit", .type = ARG_INTEGER, .flags = ARG_MIN | ARG_MAX,
 	  .min = 1, .max = TOOL_LIST_MAX,
-	  .description = "Page size (default 50)" },
+	  .description = "Default 50" },
 	{ .name = "offset", .type = ARG_INTEGER, .flags = ARG_MIN, .min = 0,
-	  .description = "Skip this many (default 0)" },
+	  .description = "Skip this many" },
 	{ .name = "prefix", .type = ARG_STRING,
-	  .description = "Only labels starting with this" },
+	  .description = "Label prefix" },
 	{ .name = "branch", .type = ARG_STRING,
 	  .description = "Only this branch's memories" },
 	{ .name = NULL }
@@ -625,8 +647,7 @@ const struct tool tool_memory_list = {
 	.name = "memory_list",
 	.family = "memory",
 	.title = "List memories",
-	.description = "List the memories of a store (labels and metadata, "
-	    "no content), a page at a time, newest first.",
+	.description = "Page through a store's labels, newest first.",
 	.args = list_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = memory_list,
@@ -634,8 +655,8 @@ const struct tool tool_memory_list = {
 
 static const struct tool_arg label_args[] = {
 	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of the memory" },
-	ARG_STORE_DEFAULT,
+	  .description = "Its label" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -661,14 +682,11 @@ const struct tool tool_memory_forget = {
 
 static const struct tool_arg move_args[] = {
 	{ .name = "label", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Label of the memory to move" },
+	  .description = "Its label" },
 	{ .name = "to", .type = ARG_STRING,
 	  .flags = ARG_REQUIRED | ARG_NONBLANK,
-	  .description = "Store to move it to (\"global\" for a memory "
-	    "that holds in every project)" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store it is in now; defaults to this project's "
-	    "store" },
+	  .description = "Target store (\"global\": every project)" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -676,10 +694,7 @@ const struct tool tool_memory_move = {
 	.name = "memory_move",
 	.family = "memory",
 	.title = "Move a memory",
-	.description = "Move one memory, by label, to another store, "
-	    "keeping its content, branch, confidence, archived state, dates "
-	    "and recall history. Refuses when the target store already has a "
-	    "memory with that label.",
+	.description = "Move a memory to another store, history and all.",
 	.args = move_args,
 	.flags = TOOL_MCP,
 	.run = memory_move,
@@ -693,7 +708,7 @@ const struct tool tool_store_list = {
 	.name = "store_list",
 	.family = "memory",
 	.title = "List stores",
-	.description = "List every memory store.",
+	.description = "List the stores and their sizes.",
 	.args = no_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = list_stores,

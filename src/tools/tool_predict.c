@@ -84,10 +84,8 @@ prediction_delete(struct tool_ctx *ctx, const json_t *args,
 
 static const struct tool_arg query_args[] = {
 	{ .name = "context", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The situation or decision you are facing" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Search only this store; default: this project's "
-	    "store and global" },
+	  .description = "The decision you face" },
+	TOOL_ARG_STORES,
 	{ .name = NULL }
 };
 
@@ -95,9 +93,7 @@ const struct tool tool_prediction_query = {
 	.name = "prediction_query",
 	.family = "prediction",
 	.title = "Query predictions",
-	.description = "Ask the user-decision model what this user tends to "
-	    "want in a situation, for a judgment call the automatic "
-	    "\"User decision model\" block did not already cover. Read-only.",
+	.description = "What this user tends to decide in a situation.",
 	.args = query_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = prediction_query,
@@ -105,19 +101,15 @@ const struct tool tool_prediction_query = {
 
 static const struct tool_arg update_args[] = {
 	{ .name = "matcher", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "The situation, phrased \"when ...\"" },
+	  .description = "\"when ...\"" },
 	{ .name = "prediction", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What the user tends to do then, as a verb phrase "
-	    "(\"squash-merge feature branches\")" },
+	  .description = "What the user does then" },
 	{ .name = "signal", .type = ARG_STRING, .flags = ARG_REQUIRED,
 	  .choices = signals,
-	  .description = "confirm: the user agreed; disconfirm: the user "
-	    "pushed back; soft: the user partly disagreed; create: record "
-	    "it without evidence" },
+	  .description = "create, confirm, disconfirm or soft (partly)" },
 	{ .name = "rationale", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "What the user said or did that shows it" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Target store; default: this project's store" },
+	  .description = "What the user said or did" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -125,18 +117,15 @@ const struct tool tool_prediction_update = {
 	.name = "prediction_update",
 	.family = "prediction",
 	.title = "Update a prediction",
-	.description = "Create, reinforce or weaken a prediction about the "
-	    "user after they correct you, answer a question or state a "
-	    "preference. Grade only on the user's own signals, never on "
-	    "your opinion. Similar situations and predictions are merged.",
+	.description = "Create, confirm or weaken a prediction on the "
+	    "user's own signals.",
 	.args = update_args,
 	.flags = TOOL_MCP,
 	.run = prediction_update,
 };
 
 static const struct tool_arg store_args[] = {
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store to list; default: this project's store" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -144,8 +133,7 @@ const struct tool tool_prediction_list = {
 	.name = "prediction_list",
 	.family = "prediction",
 	.title = "List predictions",
-	.description = "List the predictions of a store with their "
-	    "confidence, situations and recent evidence.",
+	.description = "List a store's predictions.",
 	.args = store_args,
 	.flags = TOOL_MCP | TOOL_READONLY,
 	.run = prediction_list,
@@ -153,11 +141,8 @@ const struct tool tool_prediction_list = {
 
 static const struct tool_arg delete_args[] = {
 	{ .name = "statement", .type = ARG_STRING, .flags = ARG_REQUIRED,
-	  .description = "Text of the prediction to delete (matched by "
-	    "meaning)" },
-	{ .name = "store", .type = ARG_STRING,
-	  .description = "Store to delete from; default: this project's "
-	    "store" },
+	  .description = "The prediction's text" },
+	TOOL_ARG_STORE,
 	{ .name = NULL }
 };
 
@@ -165,8 +150,7 @@ const struct tool tool_prediction_delete = {
 	.name = "prediction_delete",
 	.family = "prediction",
 	.title = "Delete a prediction",
-	.description = "Delete a wrong or obsolete prediction, with its "
-	    "evidence.",
+	.description = "Delete a wrong prediction.",
 	.args = delete_args,
 	.flags = TOOL_MCP | TOOL_DESTRUCTIVE,
 	.run = prediction_delete,

@@ -20,8 +20,6 @@
 #include "core/slug.h"
 #include "util/sbuf.h"
 
-#define SCHEMA_URI	"https://json-schema.org/draft/2020-12/schema"
-
 static const char *
 json_kind(const json_t *v)
 {
@@ -277,15 +275,11 @@ object_schema(const struct tool_arg *args)
 	return schema;
 }
 
+/* No "$schema" key: its ~17 tokens a tool bought nothing (issue 27). */
 json_t *
 tool_schema(const struct tool *t)
 {
-	json_t	*schema = json_object(), *body = object_schema(t->args);
-
-	json_object_set_new(schema, "$schema", json_string(SCHEMA_URI));
-	json_object_update(schema, body);
-	json_decref(body);
-	return schema;
+	return object_schema(t->args);
 }
 
 void

@@ -35,7 +35,9 @@ expect_contains "a hit only the lexical side brought says so" "$out" "] [lexical
 expect_eq "lexical mode shows only what matched" 1 "$(grep -c '^\[store:' <<<"$out")"
 out=$(recall 22 '{"query":"err_ssl_protocol_error","mode":"vector","limit":20}')
 expect_not_contains "vector mode marks nothing lexical" "$out" "[lexical]"
-expect_eq "vector mode ranks every memory by the embedding" 14 "$(grep -c '^\[store:' <<<"$out")"
+# the test model embeds some of them within 0.95 of each other: those are
+# one "also:" line each under the better hit (issue 27), still listed
+expect_eq "vector mode ranks every memory by the embedding" 14 "$(grep -c '^\[store:\|^also: ' <<<"$out")"
 out=$(recall 23 '{"query":"x","mode":"fuzzy"}')
 expect_contains "an unknown mode is refused" "$(grep '"id":23,' "$TEST_DIR/out")" "mode must be hybrid, vector or lexical"
 

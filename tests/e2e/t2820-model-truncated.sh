@@ -42,7 +42,7 @@ expect_contains "a call after the packed copy is cut still saves" "$r" '[saved]'
 expect_ok "the server lives on" kill -0 $mcp_pid
 expect_eq "the packed copy is written whole again" "$pack_size" "$(stat -c %s "$pack")"
 call memory_recall '{"query":"saved after the packed copy was cut","limit":5}'; r=$R
-expect_contains "what was saved meanwhile is found" "$r" '# pack cut'
+expect_contains "what was saved meanwhile is found" "$r" 'pack cut'
 
 truncate -s 1000 model/model.safetensors
 call memory_remember '{"label":"model cut","content":"saved after the model file was cut"}'; r=$R

@@ -69,7 +69,7 @@ expect_eq "other settings are untouched" "{'allow': ['Bash(make:*)']}" "$(json .
 expect_eq "the user's text stays in front of the block" "# My project" "$(head -n 1 CLAUDE.md)"
 expect_contains "the block starts with the Claude marker" "$(cat CLAUDE.md)" $'# Persistence\n\nThatch provides persistent memory across Claude Code sessions.'
 expect_eq "the block ends with the end marker" '"Forget X" - `memory_recall` to find it, then `memory_forget`.' "$(tail -n 1 CLAUDE.md)"
-expect_contains "the block lists the tools with the host prefix" "$(cat CLAUDE.md)" '- `mcp__thatch__get_extraction_payload`'
+expect_contains "the block lists the tools with the host prefix" "$(cat CLAUDE.md)" 'prefix (`mcp__thatch__memory_remember`): memory_remember, memory_recall, '
 expect_eq "other skills are never touched" "mine" "$(cat .claude/skills/my-skill/SKILL.md)"
 expect_fail "a skill thatch no longer ships is removed" test -e .claude/skills/thatch-retired
 expect_fail "a stale thatch skill link is unlinked" test -L .claude/skills/thatch-linked
@@ -139,7 +139,7 @@ expect_eq "failed Cursor tool calls are buffered too" "[{'command': '$self buffe
 expect_eq "other Cursor events and keys stay" "[{'command': 'x'}] True 1" "$(json .cursor/hooks.json 'd["hooks"]["stop"], d["extra"], d["version"]' | tr -d '(),')"
 expect_fail "a hooks.json that merges cleanly is not backed up" test -e .cursor/hooks.json.bak
 expect_contains "AGENTS.md gets the Cursor block" "$(cat AGENTS.md)" "Thatch provides persistent memory across Cursor sessions."
-expect_contains "Cursor's block uses bare tool names" "$(cat AGENTS.md)" '- `get_extraction_payload`'
+expect_contains "Cursor's block uses bare tool names" "$(cat AGENTS.md)" 'server prefix): memory_remember, memory_recall, '
 expect_eq "Cursor skills go to .cursor/skills" 26 "$(ls .cursor/skills | wc -l)"
 export CURSOR_CONFIG_DIR=$TEST_DIR/cursor-home
 out=$(thatch setup --claude --cursor --global)

@@ -24,7 +24,7 @@ expect_eq "the user's command folder is kept" "mine too" "$(cat $C/mine/x.md)"
 expect_eq "a file that is no command is left in thatch/" "not a command" "$(cat $C/thatch/notes.txt)"
 f=$C/thatch/defrag.md
 expect_eq "a command file opens with front-matter" "---" "$(head -n 1 $f)"
-expect_contains "the front-matter has a quoted description" "$(sed -n 2p $f)" 'description: "Consolidate the thatch store'
+expect_contains "the front-matter has a quoted description" "$(sed -n 2p $f)" 'description: "Merge the thatch store'
 expect_eq "the front-matter closes on line 3" "---" "$(sed -n 3p $f)"
 expect_contains "tools are spelled as Claude Code shows them" "$(cat $f)" '`mcp__thatch__find_duplicates`'
 expect_contains "the body is a numbered procedure" "$(cat $f)" "1. Call \`mcp__thatch__find_duplicates\`"

@@ -42,7 +42,8 @@ expect_eq "init repairs the skills, opencode's own included" "yes" \
 sys=$(pick 1 'd["actions"][0]["text"]' <<<"$out")
 expect_eq "the system prompt is one system action" "system" "$(pick 1 'd["actions"][0]["do"]' <<<"$out")"
 expect_contains "the system prompt names the store" "$sys" 'The project store is "proj"'
-expect_contains "the system prompt lists the thatch_ tools" "$sys" '- `thatch_find_duplicates`'
+expect_contains "the system prompt lists the thatch_ tools" "$sys" 'the `thatch_` prefix (`thatch_memory_remember`): memory_remember, memory_recall, '
+expect_contains "chat tools included: opencode offers them" "$sys" "chat_status, "
 expect_contains "the system prompt has the save rule" "$sys" "## Before Responding"
 expect_contains "the system prompt has the completion rule" "$sys" "## Background Task Completions"
 

@@ -2,11 +2,24 @@
 // (store-and-tools §4.16: the "as" name is the caller on MCP hosts), with
 // `thatch chat list` and `thatch chat tail -f` reading the same database.
 import { execFile, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { BIN, call, check, connect, eq, has } from "./harness.mjs";
 
 const run = promisify(execFile);
 const a = (await connect()).client, b = (await connect()).client;
+
+// issue 27: the chat tools cost every session ~1,000 tokens, so MCP offers
+// them only once config.json turns chat on; the server reads it at each ask
+const chatTools = async () => (await a.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("chat_"));
+eq("without chat.enabled no chat tool is listed", [], await chatTools());
+let off = null;
+try { await a.callTool({ name: "chat_list", arguments: {} }); } catch (e) { off = e.message; }
+has("nor can one be called", String(off), "Unknown tool: chat_list");
+const cfg = join(dirname(process.env.THATCH_DB_PATH), "config.json");
+mkdirSync(dirname(cfg), { recursive: true });
+writeFileSync(cfg, JSON.stringify({ chat: { enabled: true } }));
 
 const { tools } = await a.listTools();
 eq("the seven chat tools are listed, in registry order",

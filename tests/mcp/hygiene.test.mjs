@@ -13,7 +13,7 @@ eq("store_hygiene takes a list flag", { list: "boolean" },
 eq("store_hygiene is read-only", true, tool("store_hygiene").annotations?.readOnlyHint);
 eq("memory_move requires label and to", ["label", "to"], tool("memory_move").inputSchema.required);
 eq("memory_move writes without destroying", [false, false],
-    [tool("memory_move").annotations?.readOnlyHint, tool("memory_move").annotations?.destructiveHint]);
+    [tool("memory_move").annotations?.readOnlyHint ?? false, tool("memory_move").annotations?.destructiveHint]);
 eq("a label argument that must not be blank says so in its schema", 1,
     tool("memory_remember").inputSchema.properties.label.minLength);
 

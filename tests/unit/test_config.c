@@ -85,6 +85,14 @@ invalid_files_are_ignored_whole(void)
 		  "\"notifications.mode\" is not a string" },
 		{ "{\"notifications\":{\"mode\":\"loud\"}}", "\"loud\"" },
 		{ "{\"notifications\":true}", "is not an object" },
+		{ "{\"chat\":{\"enabled\":\"yes\"}}",
+		  "\"chat.enabled\" is not true or false" },
+		{ "{\"chat\":{\"on\":true}}", "unknown key \"chat.on\"" },
+		{ "{\"recall\":{\"limit\":21}}",
+		  "\"recall.limit\" is not a whole number from 1 to 20" },
+		{ "{\"recall\":{\"cut\":1.5}}", "\"recall.cut\" is not" },
+		{ "{\"notifications\":{\"voice\":\"a\"},\"recall\":{\"x\":1}}",
+		  "unknown key \"recall.x\"" },
 	};
 	struct config	 c;
 	char		*w, name[16];
@@ -133,6 +141,39 @@ update_merges_fields_and_replaces_an_invalid_file(void)
 	CHECK_STR(w, "");
 	CHECK_STR(c.notifications.mode, "banner");
 	config_release(&c);
+	free(w);
+}
+
+/* chat and recall (issue 27): read, and kept by a notifications update. */
+static void
+chat_and_recall_sections(void)
+{
+	const char *const	 fields[] = { "mode", "none", NULL };
+	struct config		 c;
+	struct sbuf		 text = SBUF_INIT;
+	struct err		 err;
+	char			*path = fresh("sections", "{\"chat\":{\"enabled\":"
+				    "true},\"recall\":{\"limit\":5,\"cut\":400}}"),
+				*w;
+
+	load("sections", NULL, &c, &w);
+	CHECK_STR(w, "");
+	CHECK(c.chat.set && c.chat.enabled);
+	CHECK_INT(c.recall.limit, 5);
+	CHECK_INT(c.recall.cut, 400);
+	config_release(&c);
+	free(w);
+	CHECK_INT(config_update(path, fields, &c, &err), 0);
+	config_release(&c);
+	sbuf_init(&text);
+	CHECK_INT(fileio_read(path, &text, &err), 0);
+	CHECK_STR(text.buf, "{\n  \"notifications\": {\n    \"mode\": "
+	    "\"none\"\n  },\n  \"chat\": {\n    \"enabled\": true\n  },\n"
+	    "  \"recall\": {\n    \"limit\": 5,\n    \"cut\": 400\n  }\n}\n");
+	sbuf_release(&text);
+	free(path);
+	load("missing2", NULL, &c, &w);
+	CHECK(!c.chat.set && c.recall.limit == 0 && c.recall.cut == 0);
 	free(w);
 }
 
@@ -297,6 +338,7 @@ CHECK_MAIN(
 	TEST(missing_and_valid_files),
 	TEST(invalid_files_are_ignored_whole),
 	TEST(update_merges_fields_and_replaces_an_invalid_file),
+	TEST(chat_and_recall_sections),
 	TEST(platform_defaults),
 	TEST(linux_modes_and_verbatim_texts),
 	TEST(failing_and_missing_notifiers),

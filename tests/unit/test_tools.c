@@ -131,8 +131,9 @@ schemas_come_from_the_rows(void)
 	json_t	*s = tool_schema(tool_find("memory_remember"));
 	char	*txt = jsonx_dump(s, 0);
 
-	CHECK(strstr(txt, "\"$schema\":\"https://json-schema.org/draft/"
-	    "2020-12/schema\",\"type\":\"object\"") != NULL);
+	/* no "$schema": every tools/list token is paid each session */
+	CHECK(strncmp(txt, "{\"type\":\"object\",", 16) == 0);
+	CHECK(strstr(txt, "$schema") == NULL);
 	CHECK(strstr(txt, "\"required\":[\"label\",\"content\"]") != NULL);
 	CHECK(strstr(txt, "\"confidence\":{\"type\":\"integer\","
 	    "\"minimum\":1,\"maximum\":10,") != NULL);
@@ -305,8 +306,12 @@ recall_formats_hits_and_near_duplicates_warn(void)
 	CHECK(strstr(r, "]\n# pool size") != NULL);
 	CHECK(strstr(r, "-----") == NULL);
 	free(r);
+	/* issue 27: the near-copy is one line under the hit it repeats */
 	r = call(&f, "memory_recall", "{\"query\":\"database pool\"}");
-	CHECK(strstr(r, "\n\n-----\n\n[store:o/r") != NULL);
+	CHECK(strstr(r, "-----") == NULL);
+	CHECK(strstr(r, "connections\nalso: \"pool size") != NULL);
+	CHECK(strstr(r, "\" [store:o/r] [score:") != NULL);
+	CHECK(strstr(r, "(nearly the same)") != NULL);
 	free(r);
 	fixture_close(&f);
 }

@@ -368,8 +368,8 @@ setup_instructions(const struct setup_opts *o, const char *path,
 		n++;
 	names = xcalloc(n + 1, sizeof(*names));
 	for (n = 0, t = tool_table; *t != NULL; t++)
-		if ((*t)->flags & TOOL_MCP)
-			names[n++] = (*t)->name;
+		if (((*t)->flags & (TOOL_MCP | TOOL_CHAT)) == TOOL_MCP)
+			names[n++] = (*t)->name;	/* chat: tools/list */
 	sbuf_init(&block);
 	text_block_render(&block, h, names);
 	rc = setup_block(o, path, block.buf, h->start, TEXT_BLOCK_END, broken,

@@ -1,7 +1,7 @@
 /*
  * tool_cut.c — cuts what a tool answers to the token budget (issue 27):
- * a recalled content to TOOL_RECALL_CUT bytes, a whole answer to
- * TOOL_ANSWER_CAP bytes.
+ * a recalled content to TOOL_RECALL_CUT bytes (or config.json's), a whole
+ * answer to TOOL_ANSWER_CAP bytes.
  *
  * Every byte the agent reads is paid for on each call; a cut is only
  * worth it if the agent can see it and get the rest.
@@ -40,16 +40,16 @@ cut_point(const char *s, size_t max)
 
 void
 tool_cut_content(struct sbuf *out, const char *content, const char *label,
-    const char *store)
+    const char *store, size_t max)
 {
 	size_t	len = strlen(content), at;
 	char	*kept;
 
-	if (len <= TOOL_RECALL_CUT) {
+	if (len <= max) {
 		text_fence_body(out, content);
 		return;
 	}
-	at = cut_point(content, TOOL_RECALL_CUT);
+	at = cut_point(content, max);
 	kept = xstrndup(content, at);
 	text_fence_body(out, kept);
 	free(kept);

@@ -3,19 +3,22 @@
 #ifndef THATCH_TOOLS_BUDGET_TOOL_CUT_H
 #define THATCH_TOOLS_BUDGET_TOOL_CUT_H
 
+#include <stddef.h>
+
 struct sbuf;
 struct tool;
 
 /*
- * A recalled memory's content past TOOL_RECALL_CUT bytes costs more than
- * its ranking is worth: append content to out, cut (at a line or word
+ * A recalled memory's content past max bytes (TOOL_RECALL_CUT unless
+ * config.json's recall.cut says) costs more than its ranking is worth:
+ * append content to out, cut (at a line or word
  * boundary, never inside a UTF-8 character) when longer, followed by a
  * line saying how much was left out and the memory_show call that reads
  * it all (label and store name the memory).
  */
 #define TOOL_RECALL_CUT	1500
 void	tool_cut_content(struct sbuf *out, const char *content,
-	    const char *label, const char *store);
+	    const char *label, const char *store, size_t max);
 
 /*
  * Every tool answer an agent reads stays under TOOL_ANSWER_CAP bytes
