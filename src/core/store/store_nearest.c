@@ -561,6 +561,10 @@ search_snapshot(struct store *st, struct store_cache *cache,
 
 	if (query_mats(st, q, &qm, &nqm, err) != 0)
 		goto out;
+	if (q->limit <= 0) {		/* store_vector_prepare */
+		rc = 0;
+		goto out;
+	}
 	qnorm = vector_norm(q->vec, q->dim);
 	for (i = 0; i < (size_t)q->dim; i++)
 		q1 += fabs((double)q->vec[i]);
@@ -602,19 +606,17 @@ store_vector_search(struct store *st, const struct store_query *q,
 	return store_vector_probe(st, q, NULL, 0, hits, err);
 }
 
-int
-store_vector_probe(struct store *st, const struct store_query *q,
+/* search_snapshot in a snapshot of its own unless the caller has one
+ * (invariant 1), redone from the table if the vector file was cut. */
+static int
+vector_run(struct store *st, const struct store_query *q,
     struct store_probe *probe, size_t nprobe, struct store_hits *hits,
     struct err *err)
 {
-	struct store_cache	*c;
+	struct store_cache	*c = store_cache_get(st);
 	bool			 began = false;
 	int			 rc;
 
-	memset(hits, 0, sizeof(*hits));
-	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
-		return 0;
-	c = store_cache_get(st);
 	if (sqlite3_get_autocommit(st->db)) {
 		if (store_exec(st, "BEGIN", err) != 0)
 			return -1;
@@ -641,6 +643,31 @@ store_vector_probe(struct store *st, const struct store_query *q,
 			store_cache_save(st, q->dim);
 	}
 	return rc;
+}
+
+int
+store_vector_probe(struct store *st, const struct store_query *q,
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
+{
+	memset(hits, 0, sizeof(*hits));
+	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
+		return 0;
+	return vector_run(st, q, probe, nprobe, hits, err);
+}
+
+int
+store_vector_prepare(struct store *st, const struct store_query *q,
+    struct err *err)
+{
+	struct store_query	pq = *q;
+	struct store_hits	none;
+
+	memset(&none, 0, sizeof(none));
+	if (q->nstores == 0 || q->dim <= 0)
+		return 0;
+	pq.limit = 0;
+	return vector_run(st, &pq, NULL, 0, &none, err);
 }
 
 void
