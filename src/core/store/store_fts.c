@@ -500,6 +500,8 @@ lex_query(struct store *st, const struct store_query *q, const char *match,
 	int		 rc;
 	bool		 keep;
 
+	if (*n >= max)
+		return 0;	/* an earlier kind filled lx: nothing to rank */
 	if ((rc = lex_hits(st, match, &h, &nh, err)) != 0) {
 		free(h);
 		return rc < 0 ? -1 : 0;
