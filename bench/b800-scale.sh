@@ -12,7 +12,10 @@
 # once as the floor. B800_BINS="name=/path/to/thatch ..." compares
 # binaries on copies of the same stores, in one run; B800_SIZES (default
 # "100 1000 10000"), B800_RUNS (10), B800_ROUNDS (40). B800_DIR keeps the
-# stores between runs. Numbers: bench/README.md, "Recall at scale".
+# stores between runs (a store already there is used as is: 100,000 is
+# built outside, see bench/README.md). Cold searches are also given in
+# CPU (user + sys, perf stat) where perf runs: on a loaded machine wall
+# times say little. Numbers: bench/README.md, "Recall at scale".
 set -eu
 cd "$(dirname "$0")/.."
 model=$PWD/bench/out/bge-small
@@ -50,6 +53,13 @@ store() {
 	sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
 }
 
+# cpu CMD...: CPU ms of CMD, the mean of B800_RUNS runs ("-" without perf)
+cpu() {
+	perf stat -r "$RUNS" -x, -e task-clock "$@" 2>&1 >/dev/null |
+	    awk -F, '/task-clock/ { printf "%.1f", $1; ok = 1 }
+	    END { if (!ok) print "-" }'
+}
+
 median() {
 	python3 -c "import json,statistics as s; print('%.1f' % (1e3 * s.median(json.load(open('$1'))['results'][0]['times'])))"
 }
@@ -57,7 +67,8 @@ median() {
 echo "load: $(uptime | sed 's/.*load/load/')"
 hyperfine -N -w 2 -r "$RUNS" --style none --export-json "$T/h.json" \
     "$T/thatch.cur embed --query '$Q'" >/dev/null 2>&1
-echo "embed --query alone: $(median "$T/h.json") ms"
+echo "embed --query alone: $(median "$T/h.json") ms," \
+    "$(cpu "$T/thatch.cur" embed --query "$Q") ms CPU"
 for n in $SIZES; do
 	for kind in dense spread; do
 		store "$n" "$kind"
@@ -72,6 +83,12 @@ for n in $SIZES; do
 			    --export-json "$T/h.json" \
 			    "$bin search '$Q'" >/dev/null 2>&1
 			cold=$(median "$T/h.json")
+			cv=$(cpu "$bin" search --mode=vector "$Q")
+			ch=$(cpu "$bin" search "$Q")
+			cl=$(cpu "$bin" search --mode=lexical "$Q")
+			pl=$(strace -f -c -e trace=pread64 "$bin" search \
+			    --mode=lexical "$Q" 2>&1 >/dev/null |
+			    awk '$NF == "pread64" { print $4 }')
 			pv=$(strace -f -c -e trace=pread64 "$bin" search \
 			    --mode=vector "$Q" 2>&1 >/dev/null |
 			    awk '$NF == "pread64" { print $4 }')
@@ -83,7 +100,9 @@ for n in $SIZES; do
 				printf "%s %.1f ms median, %.1f ms CPU a call; ",
 				    $2, $4, $7 / $3 }')
 			echo "$n $kind $name: cold search $cold ms;" \
-			    "preads vector ${pv:-0}, hybrid ${ph:-0};" \
+			    "CPU vector $cv, hybrid $ch, lexical $cl ms;" \
+			    "preads vector ${pv:-0}, hybrid ${ph:-0}," \
+			    "lexical ${pl:-0};" \
 			    "$warm[$(uptime | sed 's/.*load/load/')]"
 		done
 	done

@@ -2,8 +2,9 @@
  * test_fts.c — hybrid recall (store_fts.c, store_search.c): the query's
  * tokens, what the trigram index finds, the fused order, the
  * store/branch/archived rules on the lexical side, writes by another
- * connection (the original), the index built for an existing file, and a
- * read-only file searched by vector alone.
+ * connection (the original), the index built for an existing file, a
+ * read-only file searched by vector alone, and the lexical order being
+ * SQLite's ORDER BY bm25, ties included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,53 @@ existing_files_get_the_index_when_writable(void)
 	free(path);
 }
 
+/*
+ * The lexical ranking is SQLite's ORDER BY bm25(entries_fts, 4.0, 1.0),
+ * rowid under the store rule, ties included: 240 rows in two stores,
+ * many of equal bm25 (the same counts of the word in texts of the same
+ * length), read in lexical mode (whose order is the lexical rank's) as
+ * deep as fusion reads.
+ */
+#define RANK_ROWS	240
+#define RANK_DEPTH	100
+
+static void
+lexical_order_is_sqlites(void)
+{
+	struct store		*st = tmpdb_open("rank");
+	const char		*stores[] = { "p" };
+	struct store_query	 q = { .stores = stores, .nstores = 1,
+				    .limit = RANK_DEPTH, .min_score = -2,
+				    .text = "retry", .mode = STORE_LEXICAL };
+	struct store_hits	 hits;
+	struct err		 err = { "" };
+	sqlite3_stmt		*stmt;
+	char			 slug[16], text[128];
+	size_t			 i = 0;
+	int			 k;
+
+	for (k = 0; k < RANK_ROWS; k++) {
+		snprintf(slug, sizeof(slug), "r%03d", k);
+		snprintf(text, sizeof(text), "%s%s%s queue %.*s",
+		    k % 3 > 0 ? "retry " : "", k % 3 > 1 ? "retry " : "",
+		    "retry", k % 5, "xxxxx");
+		put(st, k % 4 == 3 ? "q" : "p", slug, text, NULL, NULL, -1);
+	}
+	CHECK_INT(store_search(st, &q, &hits, &err), 0);
+	CHECK_INT(hits.n, RANK_DEPTH);
+	CHECK_INT(sqlite3_prepare_v2(st->db, "SELECT e.slug FROM entries_fts "
+	    "JOIN entries e ON e.rowid = entries_fts.rowid WHERE entries_fts "
+	    "MATCH 'retry' AND e.store = 'p' ORDER BY bm25(entries_fts, 4.0, "
+	    "1.0), entries_fts.rowid", -1, &stmt, NULL), SQLITE_OK);
+	while (i < hits.n && sqlite3_step(stmt) == SQLITE_ROW)
+		CHECK_STR(hits.v[i++].e.slug,
+		    (const char *)sqlite3_column_text(stmt, 0));
+	CHECK_INT(i, RANK_DEPTH);
+	sqlite3_finalize(stmt);
+	store_hits_release(&hits);
+	store_close(st);
+}
+
 static void
 modes_parse(void)
 {
@@ -314,6 +362,7 @@ CHECK_MAIN(
 	TEST(lexical_side_keeps_the_rules),
 	TEST(other_writers_are_indexed),
 	TEST(existing_files_get_the_index_when_writable),
+	TEST(lexical_order_is_sqlites),
 	TEST(modes_parse),
 	TEST(teardown)
 )

@@ -279,4 +279,10 @@ struct store_probe {
 int	 store_vector_probe(struct store *, const struct store_query *,
 	    struct store_probe *, size_t, struct store_hits *, struct err *);
 
+/* The matrices q's search would read, made current without searching: a
+ * lexical search leaves them ready for the count of rows under another
+ * model that follows it (store_space.c), which else reads every row. */
+int	 store_vector_prepare(struct store *, const struct store_query *,
+	    struct err *);
+
 #endif

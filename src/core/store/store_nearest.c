@@ -123,7 +123,7 @@ struct qmat {
 struct cand {
 	struct store_mat	*m;
 	size_t			 i;
-	double			 upper, score, key;
+	double			 upper, lower, score, key;
 };
 
 /* Min-heap of the `k` best values pushed. */
@@ -296,47 +296,88 @@ approx_scores(const struct store_query *q, double qnorm, double q1,
  * s2 / 2, so cos = (k dot(q, c) + k2 dot(q, r)) / |q| within k2 / 2 * q1
  * (q1 = |q|_1 / |q|). The dots are summed in double (exact products, so
  * their rounding is ~2^-53 of them); k and k2 are floats, off by 2^-24 of
- * a term of at most ~1: NARROW_SLACK covers both. Each row's upper bound
- * becomes the lower of its two; a row that is not finite keeps its first.
+ * a term of at most ~1: NARROW_SLACK covers both. The row's upper bound
+ * becomes the lower of its two and its narrow lower bound goes to t; a
+ * row that is not finite keeps its first.
  */
 #define NARROW_SLACK	1e-6
 
 static void
-narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
-    size_t n)
+narrow_one(const struct store_query *q, double qnorm, double q1,
+    struct cand *c, struct topk *t)
 {
-	const struct store_mat	*m;
-	size_t			 j, i;
-	double			 a, d[2];
+	const struct store_mat	*m = c->m;
+	size_t			 i = c->i;
+	double			 a, d[2], half;
 	int			 dim = q->dim;
 
-	if (qnorm == 0)
+	if (qnorm == 0 || !isfinite(m->k2[i]) || !isfinite(m->e[i]))
 		return;
-	for (j = 0; j < n; j++) {
-		m = c[j].m;
-		i = c[j].i;
-		if (!isfinite(m->k2[i]) || !isfinite(m->e[i]))
-			continue;
-		vector_ddot2_int8(q->vec, m->c + i * (size_t)dim,
-		    m->r + i * (size_t)dim, dim, d);
-		a = ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) / qnorm;
-		c[j].upper = fmin(c[j].upper, a + (double)m->k2[i] / 2 * q1 +
-		    NARROW_SLACK);
-	}
+	vector_ddot2_int8(q->vec, m->c + i * (size_t)dim,
+	    m->r + i * (size_t)dim, dim, d);
+	a = ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) / qnorm;
+	half = (double)m->k2[i] / 2 * q1 + NARROW_SLACK;
+	c->upper = fmin(c->upper, a + half);
+	if (isfinite(a))
+		topk_push(t, a - half);
 }
 
-/* The rows whose upper bound reaches the cut, narrowed, most promising
- * first. */
+/* The least upper bound that can make a cut at kth (round3 ranking: a
+ * score within a rounding step of the cut ties). */
+static double
+band_floor(const struct store_query *q, double kth)
+{
+	return fmax(kth - (q->rank_round3 ? 1e-3 : 0), q->min_score);
+}
+
+/*
+ * Narrow the band c[0 .. n) around approx_scores's cut kth; return the
+ * cut from the narrow lower bounds (the limit-th best of them, at least
+ * kth): a row outside the band is below kth, so the band holds every row
+ * that could set it. First the rows at or above kth (the limit rows that
+ * set it, and ties), whose narrow bounds give a cut near the true one;
+ * then only the rest whose first upper bound reaches that cut: a row
+ * below it would be dropped narrowed or not, and its lower bound, lower
+ * still, cannot move the limit-th best. On a crowded store that skips
+ * about half the band.
+ */
+static double
+narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
+    size_t n, double kth)
+{
+	struct topk	 t = { xcalloc((size_t)q->limit, sizeof(double)), 0,
+			    (size_t)q->limit };
+	size_t		 j;
+	double		 cut;
+
+	for (j = 0; j < n; j++)
+		if (c[j].lower >= kth)
+			narrow_one(q, qnorm, q1, &c[j], &t);
+	cut = band_floor(q, t.n < t.k ? kth : fmax(kth, t.v[0]));
+	for (j = 0; j < n; j++)
+		if (!(c[j].lower >= kth) && !(c[j].upper < cut))
+			narrow_one(q, qnorm, q1, &c[j], &t);
+	cut = t.n < t.k ? kth : fmax(kth, t.v[0]);
+	free(t.v);
+	return cut;
+}
+
+/*
+ * The rows whose upper bound reaches the cut, narrowed, most promising
+ * first. Of those, only the rows whose narrow upper bound still reaches
+ * the narrow cut are kept and sorted: limit rows score at or above that
+ * cut, so a row below it cannot be among the first limit (rescore would
+ * reach it, if at all, after them). On a crowded store the band is
+ * thousands of rows and the kept ones a few dozen.
+ */
 static void
 band_collect(const struct store_query *q, double qnorm, double q1,
     struct qmat *qm, size_t nqm, double kth, struct cand **out,
     size_t *nout)
 {
-	/* round3 ranking: a score within a rounding step of the cut ties */
-	double		 floor_ = fmax(kth - (q->rank_round3 ? 1e-3 : 0),
-			    q->min_score);
+	double		 floor_ = band_floor(q, kth);
 	struct cand	*c = NULL;
-	size_t		 n = 0, cap = 0, k, i;
+	size_t		 n = 0, cap = 0, k, i, j;
 	struct store_mat *m;
 	double		 upper;
 
@@ -352,10 +393,15 @@ band_collect(const struct store_query *q, double qnorm, double q1,
 				cap = cap ? cap * 2 : 32;
 				c = xreallocarray(c, cap, sizeof(*c));
 			}
-			c[n++] = (struct cand){ m, i, upper, 0, 0 };
+			c[n++] = (struct cand){ m, i, upper,
+			    qm[k].approx[i] - row_err(m, i, q1), 0, 0 };
 		}
 	}
-	narrow(q, qnorm, q1, c, n);
+	floor_ = band_floor(q, narrow(q, qnorm, q1, c, n, kth));
+	for (i = j = 0; i < n; i++)
+		if (!(c[i].upper < floor_))
+			c[j++] = c[i];
+	n = j;
 	if (n > 0)
 		qsort(c, n, sizeof(*c), cand_cmp_upper);
 	*out = c;
@@ -515,6 +561,10 @@ search_snapshot(struct store *st, struct store_cache *cache,
 
 	if (query_mats(st, q, &qm, &nqm, err) != 0)
 		goto out;
+	if (q->limit <= 0) {		/* store_vector_prepare */
+		rc = 0;
+		goto out;
+	}
 	qnorm = vector_norm(q->vec, q->dim);
 	for (i = 0; i < (size_t)q->dim; i++)
 		q1 += fabs((double)q->vec[i]);
@@ -556,19 +606,17 @@ store_vector_search(struct store *st, const struct store_query *q,
 	return store_vector_probe(st, q, NULL, 0, hits, err);
 }
 
-int
-store_vector_probe(struct store *st, const struct store_query *q,
+/* search_snapshot in a snapshot of its own unless the caller has one
+ * (invariant 1), redone from the table if the vector file was cut. */
+static int
+vector_run(struct store *st, const struct store_query *q,
     struct store_probe *probe, size_t nprobe, struct store_hits *hits,
     struct err *err)
 {
-	struct store_cache	*c;
+	struct store_cache	*c = store_cache_get(st);
 	bool			 began = false;
 	int			 rc;
 
-	memset(hits, 0, sizeof(*hits));
-	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
-		return 0;
-	c = store_cache_get(st);
 	if (sqlite3_get_autocommit(st->db)) {
 		if (store_exec(st, "BEGIN", err) != 0)
 			return -1;
@@ -595,6 +643,31 @@ store_vector_probe(struct store *st, const struct store_query *q,
 			store_cache_save(st, q->dim);
 	}
 	return rc;
+}
+
+int
+store_vector_probe(struct store *st, const struct store_query *q,
+    struct store_probe *probe, size_t nprobe, struct store_hits *hits,
+    struct err *err)
+{
+	memset(hits, 0, sizeof(*hits));
+	if (q->nstores == 0 || q->limit <= 0 || q->dim <= 0)
+		return 0;
+	return vector_run(st, q, probe, nprobe, hits, err);
+}
+
+int
+store_vector_prepare(struct store *st, const struct store_query *q,
+    struct err *err)
+{
+	struct store_query	pq = *q;
+	struct store_hits	none;
+
+	memset(&none, 0, sizeof(none));
+	if (q->nstores == 0 || q->dim <= 0)
+		return 0;
+	pq.limit = 0;
+	return vector_run(st, &pq, NULL, 0, &none, err);
 }
 
 void
