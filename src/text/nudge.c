@@ -139,8 +139,9 @@ text_nudge_recall_for(struct sbuf *sb, size_t n, const char *const *labels,
 void
 text_nudge_drift(struct sbuf *sb, const char *label, const char *marks)
 {
-	sbuf_addf(sb, " \"%s\"%s: check that code before acting on it.",
-	    label, marks);
+	sbuf_adds(sb, " ");
+	text_fence_quoted(sb, label);		/* issue 31 */
+	sbuf_addf(sb, "%s: check that code before acting on it.", marks);
 }
 
 void
