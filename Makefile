@@ -220,7 +220,7 @@ test-aarch64:
 	$(MAKE) --no-print-directory ARCH=aarch64 build-aarch64/thatch \
 	    $(AARCH64_UNITS:%=build-aarch64/tests/%)
 	scripts/test-aarch64 $(AARCH64_UNITS)
-AARCH64_UNITS = test_bert test_gemm test_isa test_dedup
+AARCH64_UNITS = test_bert test_gemm test_isa test_dedup test_plat
 
 # Issue 26: the POSIX path (PORTABLE=1, build-portable/) through the nm
 # check, the unit tests and the sideband/hook/MCP/setup e2e scripts.
