@@ -7,17 +7,9 @@
 # payload's files as anchors. The memory is anchored, fresh, on that file;
 # once the file is edited and committed, search marks it drifted. Skipped,
 # with a "skipped" line, when npm cannot install the client (offline).
-HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
-. "$(dirname "$0")/lib.sh"
-CLAUDE=$HOSTS/node_modules/.bin/claude
-if [ ! -x "$CLAUDE" ] && ! (cd "$HOSTS" && npm install --no-audit --no-fund >/dev/null 2>&1); then
-	echo "skipped: npm could not install @anthropic-ai/claude-code"
-	finish; exit
-fi
-# setup writes the thatch PATH finds into the hooks: make it the one
-# under test, not an installed one
-mkdir -p bin && ln -s "$THATCH_BIN" bin/thatch && export PATH=$TEST_DIR/bin:$PATH
-export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/claude-fixture.sh"
 # a loaded machine may start the MCP server slowly: wait for its tools
 export MCP_TIMEOUT=60000
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
