@@ -6,14 +6,9 @@
 # reaches the model; `claude -p /thatch:defrag` expands the command file
 # setup wrote. Skipped, with a "skipped" line, when npm cannot
 # install the client (offline).
-HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
-. "$(dirname "$0")/lib.sh"
-CLAUDE=$HOSTS/node_modules/.bin/claude
-if [ ! -x "$CLAUDE" ] && ! (cd "$HOSTS" && npm install --no-audit --no-fund >/dev/null 2>&1); then
-	echo "skipped: npm could not install @anthropic-ai/claude-code"
-	finish; exit
-fi
-export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/claude-fixture.sh"
 mkdir -p proj && cd proj && git init -q
 thatch setup --claude >/dev/null 2>&1
 printf '{"projects":{"%s":{"hasTrustDialogAccepted":true}}}\n' "$PWD" >"$HOME/.claude.json"
