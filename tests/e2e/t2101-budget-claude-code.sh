@@ -10,17 +10,9 @@
 # characters, as t2100 does: 4 to a token for the SessionStart prose (it
 # measures ~3.5), 4.5 for the fixed part, mostly JSON (~4.3). Skipped,
 # with a "skipped" line, when npm cannot install the client (offline).
-HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-CLAUDE=$HOSTS/node_modules/.bin/claude
-if [ ! -x "$CLAUDE" ] && ! (cd "$HOSTS" && npm install --no-audit --no-fund >/dev/null 2>&1); then
-	echo "skipped: npm could not install @anthropic-ai/claude-code"
-	finish; exit
-fi
-# setup writes the thatch PATH finds into the hooks: the one under test
-mkdir -p bin && ln -s "$THATCH_BIN" bin/thatch && export PATH=$TEST_DIR/bin:$PATH
-export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1
+. "$here/claude-fixture.sh"
 export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.com
 export GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.com
 mkdir proj && cd proj && git init -q && git commit -q --allow-empty -m init || exit 1
