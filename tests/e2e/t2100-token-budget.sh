@@ -92,6 +92,14 @@ for q in "SELECT count(*) FROM entries INDEXED BY entries_list WHERE store = 'pr
 	expect_not_contains "the digest reads an index: ${q:0:40}" "$(sqlite3 "$db" "EXPLAIN QUERY PLAN $q")" "SCAN"
 done
 under "session start: the hook and a recall" 2000 "$hook$recall"
+# 100,000: 90,000 more, short; the digest stays the same size
+sqlite3 "$db" "WITH RECURSIVE c(i) AS (SELECT 10001 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+INSERT INTO entries (slug, store, label, content, recall_count)
+SELECT 'm' || i, 'proj', 'build: step ' || i, 'x', i % 7 FROM c"
+big_hook=$(thatch reminder </dev/null 2>/dev/null)
+expect_contains "the digest at 100,000 memories" "$big_hook" '"proj": 100000 memories'
+under "session start at 100,000: the hook and a recall" 2000 "$big_hook$recall"
+sqlite3 "$db" "DELETE FROM entries WHERE rowid > (SELECT rowid FROM entries WHERE slug = 'm10000' AND store = 'proj')"
 
 list=$(call memory_list '{}')
 under "memory_list's default page" 4000 "$list"
