@@ -12,7 +12,9 @@
  *     covering index entries_list (store, …, updated_at, archived); the
  *     top labels read thatch_recalled (store, archived, recall_count)
  *     backwards and stop at DIGEST_TOP. Both objects are made here when
- *     missing, best effort: a read-only file still gets its digest.
+ *     missing, best effort (a writer's lock is waited for only
+ *     STORE_BEST_EFFORT_MS): a read-only or busy file still gets its
+ *     digest, only slower.
  *  3. Stable while the stores do not change: no time or age is printed,
  *     the changes line only when a previous start is recorded and some
  *     memory was written after it, ties broken by rowid.
@@ -232,8 +234,11 @@ digest_session_start(struct store *st, const char *repo, int64_t now_ms,
 	char		*prev;
 	int		 rc = 0;
 
+	/* a writer holding the lock costs the index, not the session's start */
+	store_busy_timeout(st, STORE_BEST_EFFORT_MS);
 	if (store_exec(st, SQL_SETUP, &setup) != 0)
 		log_debug("digest", "setup: %s", setup.msg);
+	store_busy_timeout(st, STORE_BUSY_MS);
 	mark = out->len;
 	sbuf_adds(out, "[thatch digest] ");
 	for (i = 0; i < nstores && rc == 0; i++) {
