@@ -19,14 +19,19 @@
 #include "util/sbuf.h"
 
 void
-text_nudge_reminder(struct sbuf *sb, const char *repo, const char *report)
+text_nudge_reminder(struct sbuf *sb, const char *repo, const char *digest,
+    const char *report)
 {
-	text_nudge_reminder_for(sb, repo, report, "");
+	text_nudge_reminder_for(sb, repo, digest, report, "");
 }
 
+/*
+ * Issue 27: the digest stands in for store_list and memory_list, whose
+ * output grows with the store; the order line still names them (§7.1).
+ */
 void
-text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
-    const char *p)
+text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *digest,
+    const char *report, const char *p)
 {
 	sbuf_adds(sb, "[thatch] Before you respond, recall what thatch already "
 	    "knows:\n"
@@ -36,9 +41,13 @@ text_nudge_reminder_for(struct sbuf *sb, const char *repo, const char *report,
 	sbuf_addf(sb, ");\n"
 	    "(3) context scoped to the current branch, if it is not the main "
 	    "branch.\n"
-	    "A good order: %sstore_list, then %smemory_recall for what the "
-	    "task touches (%smemory_list pages through labels, newest first, "
-	    "when you need to browse).\n%s", p, p, p, TEXT_NUDGE_DATA_NOTE);
+	    "A good order: the digest below (what %sstore_list would tell "
+	    "you), then %smemory_recall by what the task touches: its files, "
+	    "names and errors (%smemory_list pages through labels, newest "
+	    "first, when you need to browse).\n", p, p, p);
+	if (digest != NULL)
+		sbuf_addf(sb, "%s\n", digest);
+	sbuf_adds(sb, TEXT_NUDGE_DATA_NOTE);
 	if (report == NULL)
 		return;
 	sbuf_addf(sb, "\n\n[thatch hygiene] %s\n"

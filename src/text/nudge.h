@@ -25,13 +25,14 @@ struct sbuf;
 
 /*
  * The session-start reminder (hosts-hooks-cli §7.1) for store repo, with
+ * the digest of its stores (core/digest.h) when digest is non-NULL, and
  * the hygiene report line and the tending advice when report is non-NULL.
  */
 void	text_nudge_reminder(struct sbuf *, const char *repo,
-	    const char *report);
+	    const char *digest, const char *report);
 /* The same with the host's tool prefix ("thatch_" in opencode, §7.1). */
 void	text_nudge_reminder_for(struct sbuf *, const char *repo,
-	    const char *report, const char *prefix);
+	    const char *digest, const char *report, const char *prefix);
 
 /*
  * The extraction nudge (§5.2) for n queued interactions of session sid,

@@ -142,7 +142,7 @@ out=$(core "$(ev session.created '{"info":{"id":"top","title":"New session"}}')"
 expect_eq "a top-level session gets the reminder as a no-reply prompt" "prompt top True" \
     "$(pick 0 'x["do"], x["session"], x["noReply"]' <<<"$out")"
 expect_contains "the reminder uses opencode's tool names" "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" \
-    "thatch_store_list, then thatch_memory_recall"
+    "the digest below (what thatch_store_list would tell you), then thatch_memory_recall by what the task touches"
 expect_not_contains "a healthy store has no hygiene line" "$(pick 0 'd["actions"][0]["text"]' <<<"$out")" "[thatch hygiene]"
 thatch_twin='{"label":"twin %s","content":"Builds run with make -j2."}'
 core "$(tool thatch_memory_remember s "$(printf "$thatch_twin" a)")" "$(tool thatch_memory_remember s "$(printf "$thatch_twin" b)")" >/dev/null

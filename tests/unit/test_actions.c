@@ -188,7 +188,8 @@ nudges_reuse_the_action_cores(void)
 
 	sbuf_init(&sb);
 	sbuf_init(&core);
-	text_nudge_reminder(&sb, "o/r", "Store \"o/r\": 1 duplicate-candidate "
+	text_nudge_reminder(&sb, "o/r", NULL,
+	    "Store \"o/r\": 1 duplicate-candidate "
 	    "pair pending review.");
 	text_expand(&core, text_action_find("hygiene")->summary, "");
 	CHECK(strstr(sb.buf, core.buf) != NULL);

@@ -124,8 +124,8 @@ block_nudges_and_defaults_name_what_exists(void)
 	text_opencode_system(&sb, "o/r", names);
 	names_exist("opencode's system prompt", sb.buf);
 	sbuf_reset(&sb);
-	text_nudge_reminder_for(&sb, "o/r", "Store \"o/r\": 1 memory ...",
-	    "mcp__thatch__");
+	text_nudge_reminder_for(&sb, "o/r", NULL,
+	    "Store \"o/r\": 1 memory ...", "mcp__thatch__");
 	for (i = 0; i < 4; i++)
 		text_nudge_extract(&sb, 3, (int)i, "s1", "mcp__thatch__");
 	text_nudge_write(&sb);

@@ -1,10 +1,10 @@
 /*
  * cmd_reminder.c — `thatch reminder [--json]`: the session-start hook
  * (Claude Code SessionStart plain, Cursor sessionStart with --json). The
- * recall instructions for the project store and, when the store needs
- * care, the hygiene line (hosts-hooks-cli §7.1). Reads no stdin; a failed
- * hygiene report (or a database that will not open) costs only the
- * hygiene part.
+ * recall instructions for the project store, the digest of its stores
+ * (core/digest.c, issue 27) and, when the store needs care, the hygiene
+ * line (hosts-hooks-cli §7.1). Reads no stdin; a failed hygiene report or
+ * digest (or a database that will not open) costs only that part.
  *
  * The hook has a budget of milliseconds and the report's facts cost a
  * second on 10,000 memories, so they come from hygiene_cache. When the
@@ -17,11 +17,11 @@
  *     a reminder that cannot take the lock starts none.
  *  2. Queue files no session has touched for QUEUE_MAX_AGE are removed
  *     after the reply is out: the original never cleans them up.
- *  3. With current cached facts the database is not even opened: the
- *     store name comes from the same per-directory cache as flush-tools'
- *     (hook_repo_get), and git is asked for the branches only when the
- *     store has branch-scoped memories (the line cannot name an orphan
- *     otherwise).
+ *  3. The database is opened once, for the digest's few indexed queries
+ *     and the drift count; the store name comes from the same
+ *     per-directory cache as flush-tools' (hook_repo_get), and git is
+ *     asked for the branches only when the store has branch-scoped
+ *     memories (the line cannot name an orphan otherwise).
  */
 #include "cli/cmd.h"
 
@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/digest.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
 #include "core/session/queue.h"
@@ -162,7 +163,7 @@ hygiene_line(struct cli_ctx *ctx, const char *repo, struct sbuf *out)
 static int
 cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct sbuf	 report = SBUF_INIT, out = SBUF_INIT;
+	struct sbuf	 report = SBUF_INIT, digest = SBUF_INIT, out = SBUF_INIT;
 	char		*repo;
 	bool		 json = cli_flag(ctx, "--json");
 
@@ -173,6 +174,7 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 	if (!json && hook_in_cursor(NULL))
 		return 0;	/* host-contracts C6: the --json twin speaks */
 	sbuf_init(&report);
+	sbuf_init(&digest);
 	sbuf_init(&out);
 	if ((repo = hook_repo_get(&ctx->paths)) == NULL) {
 		repo = xstrdup(cli_default_store(ctx));
@@ -183,7 +185,13 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 		    ctx->err.msg);
 		sbuf_reset(&report);
 	}
-	text_nudge_reminder(&out, repo, report.len > 0 ? report.buf : NULL);
+	if (cli_open_store(ctx) != 0 || digest_session_start(ctx->store, repo,
+	    clock_now(&ctx->clock), &digest, &ctx->err) != 0) {
+		fprintf(stderr, "[thatch] digest failed: %s\n", ctx->err.msg);
+		sbuf_reset(&digest);
+	}
+	text_nudge_reminder(&out, repo, digest.len > 0 ? digest.buf : NULL,
+	    report.len > 0 ? report.buf : NULL);
 	hook_emit(stdout, json ? HOOK_CURSOR : HOOK_PLAIN, NULL, out.buf);
 	fflush(stdout);
 	/* a new session is when old ones' leftovers can go */
@@ -192,6 +200,7 @@ cmd_reminder_exec(struct cli_ctx *ctx, int argc, char **argv)
 		fprintf(stderr, "[thatch] %s\n", ctx->err.msg);
 	free(repo);
 	sbuf_release(&report);
+	sbuf_release(&digest);
 	sbuf_release(&out);
 	return 0;
 }

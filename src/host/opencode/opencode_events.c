@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/digest.h"
 #include "core/hygiene.h"
 #include "core/hygiene_cache.h"
 #include "core/repo.h"
@@ -76,27 +77,34 @@ hygiene_line(struct opencode *oc, struct sbuf *out, struct err *err)
 	return rc;
 }
 
-/* The session-start reminder with the hygiene line (§7.1, §7.2). */
+/* The session-start reminder with the digest and hygiene line (§7.1, §7.2). */
 static void
 reminder(struct opencode *oc, const char *sid, json_t *actions)
 {
-	struct sbuf	 rep = SBUF_INIT, sb = SBUF_INIT;
+	struct sbuf	 rep = SBUF_INIT, dig = SBUF_INIT, sb = SBUF_INIT;
 	struct err	 err;
 	json_t		*a;
 
 	sbuf_init(&rep);
+	sbuf_init(&dig);
 	sbuf_init(&sb);
 	if (hygiene_line(oc, &rep, &err) != 0) {
 		opencode_core_report("hygiene", &err);
 		sbuf_reset(&rep);
 	}
-	text_nudge_reminder_for(&sb, opencode_core_repo(oc), rep.len > 0 ?
-	    rep.buf : NULL, TEXT_OPENCODE_PREFIX);
+	if (digest_session_start(oc->tools->store, opencode_core_repo(oc),
+	    clock_now(&oc->tools->clock), &dig, &err) != 0) {
+		opencode_core_report("digest", &err);
+		sbuf_reset(&dig);
+	}
+	text_nudge_reminder_for(&sb, opencode_core_repo(oc), dig.len > 0 ?
+	    dig.buf : NULL, rep.len > 0 ? rep.buf : NULL, TEXT_OPENCODE_PREFIX);
 	a = opencode_core_act(actions, "prompt");
 	json_object_set_new(a, "session", json_string(sid));
 	json_object_set_new(a, "text", json_string(sb.buf));
 	json_object_set_new(a, "noReply", json_true());
 	sbuf_release(&rep);
+	sbuf_release(&dig);
 	sbuf_release(&sb);
 }
 
