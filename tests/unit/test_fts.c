@@ -4,7 +4,9 @@
  * store/branch/archived rules on the lexical side, writes by another
  * connection (the original), the index built for an existing file, a
  * read-only file searched by vector alone, and the lexical order being
- * SQLite's ORDER BY bm25, ties included.
+ * SQLite's ORDER BY bm25, ties included, on random stores too, with
+ * store_bm25.c's scores equal to SQLite's bit for bit and its work
+ * bounded by the rows that may rank.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -335,6 +337,233 @@ lexical_order_is_sqlites(void)
 	store_close(st);
 }
 
+/*
+ * The exact ranking (store_bm25.c) against SQLite's own: random stores of
+ * a small vocabulary (so that rows tie, and common words match most
+ * rows), copies of earlier rows (exact ties), several stores, branches
+ * and archived rows; random queries of names and words. The oracle is
+ * each MATCH group's ORDER BY bm25(entries_fts, 4.0, 1.0), rowid under the
+ * same rules, deduplicated across groups in group order.
+ */
+static unsigned long	rng_state = 20261207;
+
+static unsigned
+rng(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)((rng_state >> 33) % n);
+}
+
+static const char *const vocab[] = {
+	"retry", "queue", "deploy", "cache", "token", "build", "tests",
+	"webhook", "parse_http_header", "parseHttpHeader", "ECONNREFUSED",
+	"src/core/store.c", "alpha", "beta", "gamma", "delta", "lorem",
+	"ipsum", "the", "and", "payments", "retrying",
+};
+#define NVOCAB	(sizeof(vocab) / sizeof(vocab[0]))
+
+static void
+random_words(struct sbuf *b, unsigned n)
+{
+	unsigned	i;
+
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			sbuf_addc(b, ' ');
+		/* the first words most often: common and rare words */
+		sbuf_adds(b, vocab[rng(1 + rng(NVOCAB))]);
+	}
+}
+
+static void
+random_store(struct store *st, int nrows)
+{
+	struct sbuf	label = SBUF_INIT, content = SBUF_INIT;
+	char		slug[16];
+	int		k;
+
+	for (k = 0; k < nrows; k++) {
+		struct store_write	w = { 0 };
+		enum store_write_result	res;
+		struct err		err = { "" };
+
+		if (k == 0 || rng(5) > 0) {
+			sbuf_reset(&label);
+			sbuf_reset(&content);
+			random_words(&label, 1 + rng(3));
+			random_words(&content, 2 + rng(40));
+		}
+		snprintf(slug, sizeof(slug), "r%d", k);
+		w.store = rng(4) == 0 ? "q" : "p";
+		w.slug = slug;
+		w.label = label.buf;
+		w.content = content.buf;
+		w.branch = rng(3) == 0 ? "dev" : rng(2) == 0 ? "main" : NULL;
+		w.archived = rng(8) == 0 ? 1 : -1;
+		w.overwrite = true;
+		w.now = "2025-01-01T00:00:00.000Z";
+		if (store_remember(st, &w, &res, &err) != 0 ||
+		    res != STORE_SAVED)
+			CHECK_FAIL("store_remember %s: %s", slug, err.msg);
+	}
+	sbuf_release(&label);
+	sbuf_release(&content);
+}
+
+/* The oracle: one group's rows, appended to lx as store_fts_rank does. */
+static void
+oracle_group(struct store *st, const struct store_query *q,
+    const char *match, int kind, struct store_lex *lx, size_t max,
+    size_t *n)
+{
+	sqlite3_stmt	*stmt;
+	size_t		 j;
+
+	if (*match == '\0')
+		return;
+	CHECK_INT(sqlite3_prepare_v2(st->db, "SELECT f.rowid FROM "
+	    "entries_fts f JOIN entries e ON e.rowid = f.rowid WHERE "
+	    "entries_fts MATCH ?1 AND e.store = 'p' AND (?2 OR e.archived = 0) "
+	    "AND (?3 IS NULL OR e.branch IS NULL OR e.branch = ?3) "
+	    "ORDER BY bm25(entries_fts, 4.0, 1.0), f.rowid", -1, &stmt, NULL),
+	    SQLITE_OK);
+	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 2, q->include_archived);
+	if (q->branch != NULL)
+		sqlite3_bind_text(stmt, 3, q->branch, -1, SQLITE_STATIC);
+	while (*n < max && sqlite3_step(stmt) == SQLITE_ROW) {
+		sqlite3_int64	rowid = sqlite3_column_int64(stmt, 0);
+
+		for (j = 0; j < *n && lx[j].rowid != rowid; j++)
+			;
+		if (j < *n)
+			continue;
+		lx[*n].rowid = rowid;
+		lx[(*n)++].kind = kind;
+	}
+	sqlite3_finalize(stmt);
+}
+
+/* Every row of an OR of phrases, in store_bm25.c's order, with the very
+ * bm25 SQLite computes for it. */
+static void
+bm25_equals_sqlites(struct store *st, const char *match)
+{
+	struct bm25_rank	*r;
+	sqlite3_stmt		*stmt;
+	struct err		 err = { "" };
+	sqlite3_int64		 rowid;
+	double			 bm25;
+
+	CHECK_INT(store_bm25_rank(st, match, &r, &err), 0);
+	CHECK_INT(sqlite3_prepare_v2(st->db, "SELECT rowid, bm25(entries_fts, "
+	    "4.0, 1.0) FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY 2, "
+	    "1", -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		CHECK_INT(store_bm25_next(st, r, &rowid, &bm25, &err), 1);
+		CHECK_INT(rowid, sqlite3_column_int64(stmt, 0));
+		CHECK(bm25 == sqlite3_column_double(stmt, 1));
+	}
+	CHECK_INT(store_bm25_next(st, r, &rowid, &bm25, &err), 0);
+	sqlite3_finalize(stmt);
+	store_bm25_free(r);
+}
+
+#define RANDOM_STORES	24
+#define RANDOM_QUERIES	6
+
+static void
+lexical_rank_is_sqlites_on_random_stores(void)
+{
+	const char		*stores[] = { "p" };
+	struct store_lex	 got[RANK_DEPTH], want[RANK_DEPTH];
+	struct sbuf		 text = SBUF_INIT;
+	struct err		 err = { "" };
+	char			 name[32];
+	size_t			 ng, nw, max, i;
+	int			 s, k;
+
+	for (s = 0; s < RANDOM_STORES; s++) {
+		struct store	*st;
+
+		snprintf(name, sizeof(name), "random%d", s);
+		st = tmpdb_open(name);
+		random_store(st, 20 + (int)rng(300));
+		for (k = 0; k < RANDOM_QUERIES; k++) {
+			struct fts_terms	t = { SBUF_INIT, SBUF_INIT,
+						    SBUF_INIT, SBUF_INIT };
+			struct store_query	q = { .stores = stores,
+						    .nstores = 1, .limit = 10,
+						    .min_score = -2,
+						    .mode = STORE_LEXICAL };
+
+			sbuf_reset(&text);
+			random_words(&text, 1 + rng(4));
+			q.text = text.buf;
+			q.include_archived = rng(2) == 0;
+			q.branch = rng(2) == 0 ? "main" : NULL;
+			max = rng(2) == 0 ? RANK_DEPTH : 1 + rng(12);
+			CHECK_INT(store_fts_rank(st, &q, got, max, &ng, &err),
+			    0);
+			store_fts_match(text.buf, &t);
+			nw = 0;
+			oracle_group(st, &q, t.idents.buf ? t.idents.buf : "",
+			    STORE_LEX_IDENT, want, max, &nw);
+			oracle_group(st, &q, t.parts.buf ? t.parts.buf : "",
+			    STORE_LEX_WORD, want, max, &nw);
+			oracle_group(st, &q, t.words.buf ? t.words.buf : "",
+			    STORE_LEX_WORD, want, max, &nw);
+			if (ng != nw)
+				CHECK_FAIL("'%s': %zu rows, SQLite %zu", text.buf,
+				    ng, nw);
+			for (i = 0; i < ng && i < nw; i++)
+				if (got[i].rowid != want[i].rowid ||
+				    got[i].kind != want[i].kind)
+					CHECK_FAIL("'%s' row %zu: %lld, SQLite "
+					    "%lld", text.buf, i,
+					    (long long)got[i].rowid,
+					    (long long)want[i].rowid);
+			if (t.words.len > 0)
+				bm25_equals_sqlites(st, t.words.buf);
+			store_fts_terms_release(&t);
+		}
+		store_close(st);
+	}
+	sbuf_release(&text);
+}
+
+/*
+ * The work is bounded by the rows that may rank, not by the rows that
+ * match: a common word in all 2,000 rows and a rare one in 20. The rare
+ * word's rows outscore every row holding only the common word, so the
+ * first 20 come after looking up the lengths of few rows beyond them.
+ */
+static void
+ranking_scores_few_of_many_matches(void)
+{
+	struct store		*st = tmpdb_open("many");
+	struct bm25_rank	*r;
+	struct err		 err = { "" };
+	sqlite3_int64		 rowid;
+	double			 bm25;
+	int			 k;
+
+	put(st, "p", "m0", "deploy notes", NULL, NULL, -1);
+	CHECK_INT(sqlite3_exec(st->db, "INSERT INTO entries (slug, store, "
+	    "label, content) WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL "
+	    "SELECT k + 1 FROM n WHERE k < 2000) SELECT 'm' || k, 'p', 'm' || "
+	    "k, 'deploy notes ' || iif(k % 100 = 7, 'webhook', 'other') || "
+	    "' and more text ' || k FROM n", NULL, NULL, NULL), SQLITE_OK);
+	CHECK_INT(store_bm25_rank(st, "\"deploy\" OR \"webhook\"", &r, &err),
+	    0);
+	for (k = 0; k < 20; k++)
+		CHECK_INT(store_bm25_next(st, r, &rowid, &bm25, &err), 1);
+	CHECK(store_bm25_scored(r) < 100);
+	store_bm25_free(r);
+	store_close(st);
+}
+
 static void
 modes_parse(void)
 {
@@ -363,6 +592,8 @@ CHECK_MAIN(
 	TEST(other_writers_are_indexed),
 	TEST(existing_files_get_the_index_when_writable),
 	TEST(lexical_order_is_sqlites),
+	TEST(lexical_rank_is_sqlites_on_random_stores),
+	TEST(ranking_scores_few_of_many_matches),
 	TEST(modes_parse),
 	TEST(teardown)
 )

@@ -442,8 +442,8 @@ lex_hit_cmp(const void *pa, const void *pb)
  * The index ranks alone: bm25 reads its doclists and row sizes, never
  * entries. The rows are sorted here, not by an ORDER BY: SQLite's sorter
  * spilled 35,000 matches (a query of common words at 100,000 memories)
- * to PMAs, 15% of a recall, where qsort takes ~3 ms. 1: no index (or no
- * FTS5); -1 with err.
+ * to PMAs, where qsort takes ~3 ms. Only a MATCH with an AND comes here
+ * (store_bm25.c ranks the rest). 1: no index (or no FTS5); -1 with err.
  */
 static int
 lex_hits(struct store *st, const char *match, struct lex_hit **out,
@@ -455,9 +455,9 @@ lex_hits(struct store *st, const char *match, struct lex_hit **out,
 	int		 step;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(st->db, "SELECT rowid, bm25(entries_fts, 4.0, "
-	    "1.0) FROM entries_fts WHERE entries_fts MATCH ?1", -1, &stmt,
-	    NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(st->db, "SELECT rowid, bm25(entries_fts, "
+	    STORE_BM25_WEIGHTS ") FROM entries_fts WHERE entries_fts MATCH ?1",
+	    -1, &stmt, NULL) != SQLITE_OK) {
 		/* invariant 3: no index, or no FTS5: the vector side alone */
 		log_debug("store:fts", "no lexical search: %s",
 		    sqlite3_errmsg(st->db));
@@ -481,49 +481,96 @@ lex_hits(struct store *st, const char *match, struct lex_hit **out,
 	return 0;
 }
 
+/* The rows of one MATCH in ranking order: store_bm25.c's for an OR of
+ * phrases (it scores only the rows that may come next), else bm25()'s
+ * for every row, sorted (lex_hits). */
+struct lex_order {
+	struct bm25_rank	*rank;		/* or NULL: h */
+	struct lex_hit		*h;
+	size_t			 nh, next;
+};
+
+/* 0, 1 when there is no index (nothing to rank), -1 with err. */
+static int
+lex_open(struct store *st, const char *match, bool any_of,
+    struct lex_order *o, struct err *err)
+{
+	int	rc;
+
+	memset(o, 0, sizeof(*o));
+	if (any_of && (rc = store_bm25_rank(st, match, &o->rank, err)) != 1)
+		return rc;
+	return lex_hits(st, match, &o->h, &o->nh, err);
+}
+
+/* The next row: 1 and *rowid, 0 at the end, -1 with err. */
+static int
+lex_next(struct store *st, struct lex_order *o, sqlite3_int64 *rowid,
+    struct err *err)
+{
+	double	bm25;
+
+	if (o->rank != NULL)
+		return store_bm25_next(st, o->rank, rowid, &bm25, err);
+	if (o->next == o->nh)
+		return 0;
+	*rowid = o->h[o->next++].rowid;
+	return 1;
+}
+
+static void
+lex_close(struct lex_order *o)
+{
+	store_bm25_free(o->rank);
+	free(o->h);
+}
+
 /*
- * Append to *lx the rows matching the FTS5 expression match, best first
- * (lex_hits), under the vector side's store, branch and archived rules,
- * not already in it, up to max. Only the rows taken are looked up for
- * the rules, in rank order: a query of common words matching every
- * memory used to read every matching row of entries (a join) before its
- * LIMIT, ~10,000 pages at 10,000 memories. -1 with err only for a
- * failure other than the index being absent.
+ * Append to *lx the rows matching the FTS5 expression match (an OR of
+ * phrases when any_of), best first, under the vector side's store,
+ * branch and archived rules, not already in it, up to max. Only the rows
+ * taken are looked up for the rules, in rank order: a query of common
+ * words matching every memory used to read every matching row of
+ * entries (a join) before its LIMIT, ~10,000 pages at 10,000 memories.
+ * -1 with err only for a failure other than the index being absent.
  */
 static int
 lex_query(struct store *st, const struct store_query *q, const char *match,
-    int kind, struct store_lex *lx, size_t max, size_t *n, struct err *err)
+    bool any_of, int kind, struct store_lex *lx, size_t max, size_t *n,
+    struct err *err)
 {
-	sqlite3_stmt	*row = NULL;
-	struct lex_hit	*h = NULL;
-	size_t		 nh, i, j;
-	int		 rc;
-	bool		 keep;
+	sqlite3_stmt		*row = NULL;
+	struct lex_order	 o;
+	sqlite3_int64		 rowid;
+	size_t			 j;
+	int			 rc, got = 0;
+	bool			 keep;
 
 	if (*n >= max)
 		return 0;	/* an earlier kind filled lx: nothing to rank */
-	if ((rc = lex_hits(st, match, &h, &nh, err)) != 0) {
-		free(h);
+	if ((rc = lex_open(st, match, any_of, &o, err)) != 0) {
+		lex_close(&o);
 		return rc < 0 ? -1 : 0;
 	}
-	if (nh > 0 && store_prepare(st, &row, "SELECT archived = 0, branch, "
-	    "store FROM entries WHERE rowid = ?", err) != 0)
-		rc = -1;
-	for (i = 0; rc == 0 && i < nh && *n < max; i++) {
-		for (j = 0; j < *n && lx[j].rowid != h[i].rowid; j++)
+	while (rc == 0 && *n < max &&
+	    (got = lex_next(st, &o, &rowid, err)) == 1) {
+		for (j = 0; j < *n && lx[j].rowid != rowid; j++)
 			;
 		if (j < *n)
 			continue;
-		if (lex_keep(st, row, q, h[i].rowid, &keep, err) != 0)
+		if (row == NULL && store_prepare(st, &row, "SELECT archived "
+		    "= 0, branch, store FROM entries WHERE rowid = ?", err) != 0)
+			rc = -1;
+		else if (lex_keep(st, row, q, rowid, &keep, err) != 0)
 			rc = -1;
 		else if (keep) {
-			lx[*n].rowid = h[i].rowid;
+			lx[*n].rowid = rowid;
 			lx[(*n)++].kind = kind;
 		}
 	}
 	sqlite3_finalize(row);
-	free(h);
-	return rc;
+	lex_close(&o);
+	return got < 0 ? -1 : rc;
 }
 
 /*
@@ -596,19 +643,19 @@ store_fts_rank(struct store *st, const struct store_query *q,
 	*n = 0;
 	store_fts_match(q->text, &t);
 	if (t.idents.len > 0)
-		rc = lex_query(st, q, t.idents.buf, STORE_LEX_IDENT, lx, max,
-		    n, err);
+		rc = lex_query(st, q, t.idents.buf, true, STORE_LEX_IDENT, lx,
+		    max, n, err);
 	if (rc == 0 && t.parts.len > 0)
-		rc = lex_query(st, q, t.parts.buf, STORE_LEX_WORD, lx, max,
-		    n, err);
+		rc = lex_query(st, q, t.parts.buf, false, STORE_LEX_WORD, lx,
+		    max, n, err);
 	if (rc == 0 && t.words.len > 0)
-		rc = lex_query(st, q, t.words.buf, STORE_LEX_WORD, lx, max,
-		    n, err);
+		rc = lex_query(st, q, t.words.buf, true, STORE_LEX_WORD, lx,
+		    max, n, err);
 	if (rc == 0 && t.shorts.len > 0) {
 		short_terms(st, t.shorts.buf, &sm);
 		if (sm.len > 0)
-			rc = lex_query(st, q, sm.buf, STORE_LEX_WORD, lx, max,
-			    n, err);
+			rc = lex_query(st, q, sm.buf, true, STORE_LEX_WORD, lx,
+			    max, n, err);
 	}
 	sbuf_release(&sm);
 	store_fts_terms_release(&t);

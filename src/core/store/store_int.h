@@ -13,6 +13,7 @@
  *	store_origin.c	where each memory came from (thatch_origin)
  *	store_cache.c	the int8 search cache, mapped from the vector file
  *	store_entries.c	memories one at a time, reported to the cache
+ *	store_bm25.c	the exact best rows of an OR of phrases, by bm25
  *	store_fts.c	the full-text index and the lexical ranking
  *	store_matrix.c	a store's vectors for core/dedup.c
  *	store_nearest.c	the bounded exact cosine search over the cache
@@ -20,7 +21,7 @@
  *	store_search.c	store_search: the two rankings fused; recall stamps
  *	store.c		opening: pragmas, the schema and its setup steps
  *
- * Its users are those eleven files and two white-box tests of the query
+ * Its users are those twelve files and two white-box tests of the query
  * tokenizer, tests/unit/test_fts.c and tests/fuzz/fuzz_query.c. Nothing
  * else may include it.
  */
@@ -233,6 +234,26 @@ void	 store_cache_remove(struct store *, const char *store,
  */
 bool	 store_cache_other_space(struct store *, const char *store,
 	    const struct store_space *sp, long long *n);
+
+/* ---- The bm25 ranking of an OR of phrases (store_bm25.c) --------------- */
+
+/*
+ * Rank the rows matching match, an FTS5 expression that is an OR of
+ * phrases (an AND is not: its IDFs are not the pass's), by
+ * bm25(entries_fts, STORE_BM25_WEIGHTS) then rowid: 0 and *out; 1 when
+ * this connection cannot (no index, no FTS5 API: bm25() must); -1 with
+ * err. store_bm25_next gives the next row and its bm25 (1), or 0 at the
+ * end, or -1 with err; it scores only the rows that may come next.
+ */
+#define STORE_BM25_WEIGHTS	"4.0, 1.0"
+struct bm25_rank;
+int	 store_bm25_rank(struct store *, const char *match,
+	    struct bm25_rank **out, struct err *);
+int	 store_bm25_next(struct store *, struct bm25_rank *,
+	    sqlite3_int64 *rowid, double *bm25, struct err *);
+/* How many rows' lengths were looked up so far (the tests' and bench's). */
+size_t	 store_bm25_scored(const struct bm25_rank *);
+void	 store_bm25_free(struct bm25_rank *);
 
 /* ---- The full-text side (store_fts.c) ----------------------------------- */
 

@@ -1,0 +1,546 @@
+/*
+ * store_bm25.c — the lexical ranking's best rows without scoring every
+ * row that matches (issue 28; docs/store.md, "Hybrid recall").
+ *
+ * FTS5's bm25() scores a row when the row is read: it looks up the row's
+ * length (a b-tree seek into entries_fts_docsize) for every match, scans
+ * each phrase's doclist once more for its IDF, and leaves the sort of all
+ * of them to the caller. A recall of common words ("tests", "deploy")
+ * matches a third of a store or more, and fusion reads 100 rows of the
+ * ranking: at 100,000 memories that was three quarters of a recall. Here
+ * the index is read once, through an auxiliary function of our own
+ * (thatch_bm25, on this connection only), which keeps each row's
+ * weighted phrase counts and the shortest length its instances allow;
+ * the IDFs come from the same pass; a row's exact score, and so its
+ * length, is computed only when its bound says it may come next.
+ *
+ * Invariants:
+ *  1. The order is SQLite's `ORDER BY bm25(entries_fts, 4.0, 1.0), rowid`
+ *     (STORE_BM25_WEIGHTS), ties included: a score is computed as
+ *     fts5_aux.c computes it, the same expression with the same operands
+ *     in the same order (bm25_term), so the doubles are equal bit for bit
+ *     (test_fts compares them, and the order, with SQLite's).
+ *  2. Only an OR of phrases is ranked here (the caller's promise): there,
+ *     the rows holding phrase i are exactly the rows of the pass where i
+ *     has an instance, which is what FTS5 counts for its IDF. An AND (a
+ *     name's parts) goes through bm25() itself (store_fts.c).
+ *  3. A row comes out only when no row still unscored can beat or tie
+ *     it: its exact score is strictly above the best bound left. A bound
+ *     is the row's score with the length its instances prove (each
+ *     column at least as long as its last instance's end); every step of
+ *     bm25_term is monotone in the length, in floating point too, so a
+ *     bound is never below the score.
+ */
+#include "core/store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/store/store_int.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/sbuf.h"
+#include "util/xmalloc.h"
+
+#define BM25_FUNC	"thatch_bm25"
+#define BM25_PTR	"thatch_bm25_rank"	/* sqlite3_bind_pointer type */
+#define BM25_NCOL	2			/* label, content */
+
+/* The column weights, as store_fts.c passes them to bm25() */
+static const double col_weight[BM25_NCOL] = { 4.0, 1.0 };
+
+/* A phrase's weighted count in a row: sum of its instances' column
+ * weights (whole numbers, so exact in a double as in FTS5's aFreq). */
+struct bm25_pair {
+	uint32_t	phrase;
+	uint32_t	freq;
+};
+
+struct bm25_row {
+	sqlite3_int64	rowid;
+	double		bound;		/* score with the proven length */
+	double		score;		/* exact, once scored */
+	uint32_t	pair;		/* first of its pairs, in phrase order */
+	uint32_t	npair;
+	uint32_t	len;		/* the length its instances prove */
+};
+
+/* A binary heap of row indexes: by bound, or by (score, rowid) */
+struct bm25_heap {
+	uint32_t	*v;
+	size_t		 n;
+	bool		 exact;
+};
+
+struct bm25_rank {
+	struct bm25_row		*rows;
+	size_t			 nrows, caprows;
+	struct bm25_pair	*pairs;
+	size_t			 npairs, cappairs;
+	/* The query, read at the first row */
+	int			 nphrase;
+	int			*psize;		/* tokens a phrase */
+	sqlite3_int64		*nhit;		/* rows holding it */
+	uint32_t		*freq;		/* the current row's counts */
+	int			*touched;	/* phrases with freq > 0 */
+	sqlite3_int64		 nrow, ntoken;
+	double			*idf, avgdl;
+	int			 rc;		/* an API call's failure */
+	struct bm25_heap	 unscored, scored;
+	size_t			 nscored;	/* lengths looked up */
+	sqlite3_stmt		*docsize;
+};
+
+/*
+ * One phrase's term of fts5_aux.c's fts5Bm25Function, written as it is
+ * there (k1, b, the parentheses) so that the compiler evaluates it in the
+ * same order: invariant 1.
+ */
+static double
+bm25_term(double idf, double freq, double D, double avgdl)
+{
+	const double	k1 = 1.2;
+	const double	b = 0.75;
+
+	return idf * ((freq * (k1 + 1.0)) /
+	    (freq + k1 * (1 - b + b * D / avgdl)));
+}
+
+/* A row's score for length D, summed in phrase order as FTS5 sums it (a
+ * phrase absent from the row adds +0.0, which changes no sum). */
+static double
+row_score(const struct bm25_rank *r, const struct bm25_row *w, double D)
+{
+	double	score = 0.0;
+	size_t	i;
+
+	for (i = 0; i < w->npair; i++) {
+		const struct bm25_pair	*p = &r->pairs[w->pair + i];
+
+		score += bm25_term(r->idf[p->phrase], (double)p->freq, D,
+		    r->avgdl);
+	}
+	return score;
+}
+
+/* ---- The pass ----------------------------------------------------------- */
+
+static int
+pass_start(struct bm25_rank *r, const Fts5ExtensionApi *api,
+    Fts5Context *fts)
+{
+	int	i, rc;
+
+	if (api->xColumnCount(fts) != BM25_NCOL)
+		return SQLITE_MISMATCH;
+	r->nphrase = api->xPhraseCount(fts);
+	if ((rc = api->xRowCount(fts, &r->nrow)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &r->ntoken)) != SQLITE_OK)
+		return rc;
+	r->psize = xcalloc((size_t)r->nphrase + 1, sizeof(*r->psize));
+	r->nhit = xcalloc((size_t)r->nphrase + 1, sizeof(*r->nhit));
+	r->freq = xcalloc((size_t)r->nphrase + 1, sizeof(*r->freq));
+	r->touched = xcalloc((size_t)r->nphrase + 1, sizeof(*r->touched));
+	for (i = 0; i < r->nphrase; i++)
+		r->psize[i] = api->xPhraseSize(fts, i);
+	return SQLITE_OK;
+}
+
+/* Keep the current row: its counts as pairs (touched is in phrase
+ * order), the length its instances prove, one more row for each phrase
+ * it holds. */
+static void
+pass_keep(struct bm25_rank *r, sqlite3_int64 rowid, int ntouched,
+    const int *end)
+{
+	struct bm25_row	*w;
+	int		 i;
+
+	if (r->nrows == r->caprows) {
+		r->caprows = r->caprows ? 2 * r->caprows : 256;
+		r->rows = xreallocarray(r->rows, r->caprows, sizeof(*r->rows));
+	}
+	while (r->npairs + (size_t)ntouched > r->cappairs) {
+		r->cappairs = r->cappairs ? 2 * r->cappairs : 512;
+		r->pairs = xreallocarray(r->pairs, r->cappairs,
+		    sizeof(*r->pairs));
+	}
+	w = &r->rows[r->nrows++];
+	memset(w, 0, sizeof(*w));
+	w->rowid = rowid;
+	w->pair = (uint32_t)r->npairs;
+	w->npair = (uint32_t)ntouched;
+	w->len = (uint32_t)end[0] + (uint32_t)end[1];
+	for (i = 0; i < ntouched; i++) {
+		int	ip = r->touched[i];
+
+		r->pairs[r->npairs].phrase = (uint32_t)ip;
+		r->pairs[r->npairs++].freq = r->freq[ip];
+		r->nhit[ip]++;
+		r->freq[ip] = 0;
+	}
+}
+
+/*
+ * thatch_bm25(entries_fts, ?): called by FTS5 for each row of the MATCH
+ * with the row's instances ready (FTS5 found them to match the phrases).
+ * The second argument is the bm25_rank the pass fills.
+ */
+static void
+bm25_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
+    sqlite3_context *ctx, int nval, sqlite3_value **val)
+{
+	struct bm25_rank	*r = nval == 1 ? sqlite3_value_pointer(val[0],
+				    BM25_PTR) : NULL;
+	Fts5PhraseIter		 it;
+	int			 ntouched = 0, ip, ic, io;
+	int			 end[BM25_NCOL] = { 0, 0 }, rc = SQLITE_OK;
+
+	if (r == NULL) {
+		sqlite3_result_error(ctx, BM25_FUNC ": no ranking", -1);
+		return;
+	}
+	if (r->psize == NULL)
+		rc = pass_start(r, api, fts);
+	/* phrase by phrase, so the touched list is in phrase order */
+	for (ip = 0; rc == SQLITE_OK && ip < r->nphrase; ip++) {
+		rc = api->xPhraseFirst(fts, ip, &it, &ic, &io);
+		for (; rc == SQLITE_OK && ic >= 0;
+		    api->xPhraseNext(fts, &it, &ic, &io)) {
+			if (ic >= BM25_NCOL) {
+				rc = SQLITE_CORRUPT;
+				break;
+			}
+			if (r->freq[ip] == 0)
+				r->touched[ntouched++] = ip;
+			r->freq[ip] += (uint32_t)col_weight[ic];
+			if (io + r->psize[ip] > end[ic])
+				end[ic] = io + r->psize[ip];
+		}
+	}
+	if (rc != SQLITE_OK) {
+		r->rc = rc;
+		sqlite3_result_error_code(ctx, rc);
+		return;
+	}
+	pass_keep(r, api->xRowid(fts), ntouched, end);
+	sqlite3_result_null(ctx);
+}
+
+/* The function, registered on this connection once: SQLite's fts5_api is
+ * reached through `SELECT fts5(?)` (fts5.html, "Extending FTS5"). */
+static int
+bm25_register(struct store *st)
+{
+	sqlite3_stmt	*stmt = NULL;
+	fts5_api	*api = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &stmt,
+	    NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
+	sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (api == NULL || api->iVersion < 2)
+		return -1;
+	return api->xCreateFunction(api, BM25_FUNC, NULL, bm25_collect,
+	    NULL) == SQLITE_OK ? 0 : -1;
+}
+
+static int
+pass_prepare(struct store *st, sqlite3_stmt **stmt)
+{
+	const char	*sql = "SELECT " BM25_FUNC "(entries_fts, ?2) FROM "
+			    "entries_fts WHERE entries_fts MATCH ?1";
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) == SQLITE_OK)
+		return 0;
+	/* registered once a connection: any other failure (no index) is
+	 * not ours to mend, and registering again would add a copy */
+	if (strncmp(sqlite3_errmsg(st->db), "no such function", 16) != 0 ||
+	    bm25_register(st) != 0)
+		return -1;
+	return sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) == SQLITE_OK ?
+	    0 : -1;
+}
+
+/* FTS5's IDF (fts5Bm25GetData), with its floor for a phrase in more than
+ * half the rows, and its mean row length. */
+static void
+pass_weights(struct bm25_rank *r)
+{
+	int	i;
+
+	r->idf = xcalloc((size_t)r->nphrase + 1, sizeof(*r->idf));
+	r->avgdl = (double)r->ntoken / (double)r->nrow;
+	for (i = 0; i < r->nphrase; i++) {
+		double	idf = log((r->nrow - r->nhit[i] + 0.5) /
+			    (r->nhit[i] + 0.5));
+
+		r->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+	}
+}
+
+/* ---- The heaps ---------------------------------------------------------- */
+
+/* Whether row a comes before row b in heap h. */
+static bool
+heap_before(const struct bm25_rank *r, const struct bm25_heap *h,
+    uint32_t a, uint32_t b)
+{
+	const struct bm25_row	*x = &r->rows[a], *y = &r->rows[b];
+
+	if (!h->exact)
+		return x->bound > y->bound;
+	if (x->score != y->score)
+		return x->score > y->score;
+	return x->rowid < y->rowid;
+}
+
+static void
+heap_down(const struct bm25_rank *r, struct bm25_heap *h, size_t i)
+{
+	for (;;) {
+		size_t		best = i, c = 2 * i + 1;
+		uint32_t	t;
+
+		if (c < h->n && heap_before(r, h, h->v[c], h->v[best]))
+			best = c;
+		if (c + 1 < h->n && heap_before(r, h, h->v[c + 1], h->v[best]))
+			best = c + 1;
+		if (best == i)
+			return;
+		t = h->v[i];
+		h->v[i] = h->v[best];
+		h->v[best] = t;
+		i = best;
+	}
+}
+
+static void
+heap_push(const struct bm25_rank *r, struct bm25_heap *h, uint32_t row)
+{
+	size_t	i = h->n++;
+
+	h->v[i] = row;
+	while (i > 0 && heap_before(r, h, h->v[i], h->v[(i - 1) / 2])) {
+		uint32_t	t = h->v[i];
+
+		h->v[i] = h->v[(i - 1) / 2];
+		h->v[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static uint32_t
+heap_pop(const struct bm25_rank *r, struct bm25_heap *h)
+{
+	uint32_t	top = h->v[0];
+
+	h->v[0] = h->v[--h->n];
+	heap_down(r, h, 0);
+	return top;
+}
+
+/* Every row's bound, and the rows in a heap by it (heapify: O(n)). */
+static void
+pass_bound(struct bm25_rank *r)
+{
+	size_t	i;
+
+	r->unscored.v = xcalloc(r->nrows + 1, sizeof(uint32_t));
+	r->scored.v = xcalloc(r->nrows + 1, sizeof(uint32_t));
+	r->scored.exact = true;
+	for (i = 0; i < r->nrows; i++) {
+		r->rows[i].bound = row_score(r, &r->rows[i],
+		    (double)r->rows[i].len);
+		r->unscored.v[i] = (uint32_t)i;
+	}
+	r->unscored.n = r->nrows;
+	for (i = r->nrows / 2; i-- > 0;)
+		heap_down(r, &r->unscored, i);
+}
+
+/* ---- Exact scores ------------------------------------------------------- */
+
+/* SQLite's varint (FTS5 stores column sizes with it): bytes read, 0 when
+ * s ends inside one. */
+static int
+varint32(const unsigned char *s, int n, uint32_t *v)
+{
+	uint64_t	x = 0;
+	int		i;
+
+	for (i = 0; i < n && i < 9; i++) {
+		if (i == 8) {
+			x = (x << 8) | s[i];
+			*v = (uint32_t)x;
+			return 9;
+		}
+		x = (x << 7) | (s[i] & 0x7f);
+		if ((s[i] & 0x80) == 0) {
+			*v = (uint32_t)x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The scores of rows idx[0..k), k <= BM25_BATCH, with their lengths in
+ * tokens, all columns, as FTS5's xColumnSize(-1) reads them from
+ * entries_fts_docsize: one statement a batch (a seek a row spent more
+ * on reset and step than on the seek). Unused parameters stay NULL,
+ * which no id equals.
+ */
+#define BM25_BATCH	32
+static int
+batch_score(struct store *st, struct bm25_rank *r, const uint32_t *idx,
+    size_t k, struct err *err)
+{
+	const unsigned char	*sz;
+	struct bm25_row		*w;
+	bool			 seen[BM25_BATCH] = { false };
+	size_t			 j, found = 0;
+	uint32_t		 col;
+	int			 n, off, len, c, i, step;
+
+	if (r->docsize == NULL) {
+		struct sbuf	sql = SBUF_INIT;
+
+		sbuf_adds(&sql, "SELECT id, sz FROM entries_fts_docsize WHERE "
+		    "id IN (?");
+		for (i = 1; i < BM25_BATCH; i++)
+			sbuf_adds(&sql, ", ?");
+		sbuf_addc(&sql, ')');
+		i = store_prepare(st, &r->docsize, sql.buf, err);
+		sbuf_release(&sql);
+		if (i != 0)
+			return -1;
+	}
+	sqlite3_reset(r->docsize);
+	sqlite3_clear_bindings(r->docsize);
+	for (j = 0; j < k; j++)
+		sqlite3_bind_int64(r->docsize, (int)j + 1, r->rows[idx[j]].rowid);
+	while ((step = sqlite3_step(r->docsize)) == SQLITE_ROW) {
+		sqlite3_int64	id = sqlite3_column_int64(r->docsize, 0);
+
+		for (j = 0; j < k && (seen[j] || r->rows[idx[j]].rowid != id);
+		    j++)
+			;
+		if (j == k)
+			continue;
+		sz = sqlite3_column_blob(r->docsize, 1);
+		n = sqlite3_column_bytes(r->docsize, 1);
+		for (c = 0, off = 0, len = 0; c < BM25_NCOL; c++, off += i) {
+			if ((i = varint32(sz + off, n - off, &col)) == 0)
+				return err_set(err, "full-text index of '%s': "
+				    "bad length for row %lld", st->path,
+				    (long long)id);
+			len += (int)col;
+		}
+		w = &r->rows[idx[j]];
+		w->score = row_score(r, w, (double)len);
+		seen[j] = true;
+		found++;
+	}
+	if (step != SQLITE_DONE)
+		return store_fail(st, err, "full-text search failed");
+	if (found < k)
+		return err_set(err, "full-text index of '%s': a row without "
+		    "its length", st->path);
+	return 0;
+}
+
+/* ---- The ranking -------------------------------------------------------- */
+
+int
+store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
+    struct err *err)
+{
+	struct bm25_rank	*r = xcalloc(1, sizeof(*r));
+	sqlite3_stmt		*stmt = NULL;
+	int			 step;
+
+	*out = NULL;
+	if (pass_prepare(st, &stmt) != 0) {
+		free(r);
+		return 1;	/* no index, or no FTS5 API: bm25() decides */
+	}
+	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
+	sqlite3_bind_pointer(stmt, 2, r, BM25_PTR, NULL);
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW)
+		;
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_DONE || r->rc != SQLITE_OK) {
+		err_set(err, "full-text search in '%s' failed: %s", st->path,
+		    r->rc != SQLITE_OK ? sqlite3_errstr(r->rc) :
+		    sqlite3_errmsg(st->db));
+		store_bm25_free(r);
+		return -1;
+	}
+	if (r->nrows > 0) {
+		pass_weights(r);
+		pass_bound(r);
+	}
+	*out = r;
+	return 0;
+}
+
+int
+store_bm25_next(struct store *st, struct bm25_rank *r, sqlite3_int64 *rowid,
+    double *bm25, struct err *err)
+{
+	uint32_t	idx[BM25_BATCH];
+	size_t		k, i;
+
+	for (;;) {
+		bool	none = r->unscored.n == 0;
+
+		if (r->scored.n > 0 && (none ||
+		    r->rows[r->scored.v[0]].score >
+		    r->rows[r->unscored.v[0]].bound)) {
+			i = heap_pop(r, &r->scored);
+			*rowid = r->rows[i].rowid;
+			*bm25 = -1.0 * r->rows[i].score;
+			return 1;
+		}
+		if (none)
+			return 0;
+		/* the best bounds first: invariant 3 holds for any batch */
+		for (k = 0; k < BM25_BATCH && r->unscored.n > 0; k++)
+			idx[k] = heap_pop(r, &r->unscored);
+		if (batch_score(st, r, idx, k, err) != 0)
+			return -1;
+		for (i = 0; i < k; i++)
+			heap_push(r, &r->scored, idx[i]);
+		r->nscored += k;
+	}
+}
+
+size_t
+store_bm25_scored(const struct bm25_rank *r)
+{
+	return r->nscored;
+}
+
+void
+store_bm25_free(struct bm25_rank *r)
+{
+	if (r == NULL)
+		return;
+	log_debug("store:fts", "bm25: %zu rows matched %d phrases, %zu "
+	    "scored", r->nrows, r->nphrase, r->nscored);
+	sqlite3_finalize(r->docsize);
+	free(r->rows);
+	free(r->pairs);
+	free(r->psize);
+	free(r->nhit);
+	free(r->freq);
+	free(r->touched);
+	free(r->idf);
+	free(r->unscored.v);
+	free(r->scored.v);
+	free(r);
+}
