@@ -343,7 +343,9 @@ lexical_order_is_sqlites(void)
  * rows), copies of earlier rows (exact ties), several stores, branches
  * and archived rows; random queries of names and words. The oracle is
  * each MATCH group's ORDER BY bm25(entries_fts, 4.0, 1.0), rowid under the
- * same rules, deduplicated across groups in group order.
+ * same rules, deduplicated across groups in group order. Queries on one
+ * connection come back to the same words, and rows are written between
+ * them, by it and by another connection.
  */
 static unsigned long	rng_state = 20261207;
 
@@ -470,8 +472,47 @@ bm25_equals_sqlites(struct store *st, const char *match)
 	store_bm25_free(r);
 }
 
+/*
+ * A write between two queries, so that the phrases a connection keeps
+ * (store_phrases.c) must follow the index: a new row through this
+ * connection, or another connection's new row, changed content or
+ * deleted row (the original's writes).
+ */
+static void
+random_write(struct store *st, sqlite3 *other, int *serial)
+{
+	struct sbuf	sql = SBUF_INIT, words = SBUF_INIT;
+	char		slug[16];
+
+	random_words(&words, 2 + rng(20));
+	switch (rng(4)) {
+	case 0:
+		snprintf(slug, sizeof(slug), "w%d", (*serial)++);
+		put(st, "p", slug, words.buf, NULL, NULL, -1);
+		break;
+	case 1:
+		sbuf_addf(&sql, "INSERT INTO entries (slug, store, label, "
+		    "content) VALUES ('o%d', 'p', 'retry', '%s')", (*serial)++,
+		    words.buf);
+		break;
+	case 2:
+		sbuf_addf(&sql, "UPDATE entries SET content = '%s' WHERE rowid "
+		    "= (SELECT min(rowid) + %u FROM entries)", words.buf,
+		    rng(20));
+		break;
+	default:
+		sbuf_addf(&sql, "DELETE FROM entries WHERE rowid = (SELECT "
+		    "min(rowid) + %u FROM entries)", rng(20));
+	}
+	if (sql.len > 0)
+		CHECK_INT(sqlite3_exec(other, sql.buf, NULL, NULL, NULL),
+		    SQLITE_OK);
+	sbuf_release(&sql);
+	sbuf_release(&words);
+}
+
 #define RANDOM_STORES	24
-#define RANDOM_QUERIES	6
+#define RANDOM_QUERIES	8
 
 static void
 lexical_rank_is_sqlites_on_random_stores(void)
@@ -486,11 +527,16 @@ lexical_rank_is_sqlites_on_random_stores(void)
 
 	for (s = 0; s < RANDOM_STORES; s++) {
 		struct store	*st;
+		sqlite3		*other;
+		int		 serial = 0;
 
 		snprintf(name, sizeof(name), "random%d", s);
 		st = tmpdb_open(name);
+		CHECK_INT(sqlite3_open(store_path(st), &other), SQLITE_OK);
 		random_store(st, 20 + (int)rng(300));
 		for (k = 0; k < RANDOM_QUERIES; k++) {
+			if (k > 0 && rng(2) == 0)
+				random_write(st, other, &serial);
 			struct fts_terms	t = { SBUF_INIT, SBUF_INIT,
 						    SBUF_INIT, SBUF_INIT };
 			struct store_query	q = { .stores = stores,
@@ -528,6 +574,7 @@ lexical_rank_is_sqlites_on_random_stores(void)
 				bm25_equals_sqlites(st, t.words.buf);
 			store_fts_terms_release(&t);
 		}
+		sqlite3_close(other);
 		store_close(st);
 	}
 	sbuf_release(&text);

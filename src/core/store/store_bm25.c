@@ -30,6 +30,11 @@
  *     column at least as long as its last instance's end); every step of
  *     bm25_term is monotone in the length, in floating point too, so a
  *     bound is never below the score.
+ *  4. One snapshot: a ranking holds a read transaction of its own from
+ *     its first phrase to its last length (and the caller's lookups in
+ *     between), so the IDFs, the lengths and store_phrases.c's key all
+ *     describe one state of the index. Inside the caller's transaction
+ *     it reads in that one, and keeps no phrases.
  */
 #include "core/store/store.h"
 
@@ -78,18 +83,25 @@ struct bm25_rank {
 	size_t			 nrows, caprows;
 	struct bm25_pair	*pairs;
 	size_t			 npairs, cappairs;
-	/* The query, read at the first row */
 	int			 nphrase;
-	int			*psize;		/* tokens a phrase */
-	sqlite3_int64		*nhit;		/* rows holding it */
-	uint32_t		*freq;		/* the current row's counts */
-	int			*touched;	/* phrases with freq > 0 */
-	sqlite3_int64		 nrow, ntoken;
+	sqlite3_int64		*nhit;		/* rows holding each phrase */
+	sqlite3_int64		 nrow, ntoken;	/* the index's */
 	double			*idf, avgdl;
-	int			 rc;		/* an API call's failure */
 	struct bm25_heap	 unscored, scored;
 	size_t			 nscored;	/* lengths looked up */
 	sqlite3_stmt		*docsize;
+	sqlite3			*db;		/* with txn: a read transaction of */
+	bool			 txn;		/* its own, ended by free */
+};
+
+/* What thatch_bm25 fills: one phrase's postings, and the index's
+ * counts, read at its first row. */
+struct bm25_pass {
+	struct bm25_postings	 p;
+	bool			 started;
+	int			 psize;		/* the phrase's tokens */
+	sqlite3_int64		 nrow, ntoken;
+	int			 rc;		/* an API call's failure */
 };
 
 /*
@@ -127,104 +139,77 @@ row_score(const struct bm25_rank *r, const struct bm25_row *w, double D)
 /* ---- The pass ----------------------------------------------------------- */
 
 static int
-pass_start(struct bm25_rank *r, const Fts5ExtensionApi *api,
+pass_start(struct bm25_pass *ps, const Fts5ExtensionApi *api,
     Fts5Context *fts)
 {
-	int	i, rc;
+	int	rc;
 
-	if (api->xColumnCount(fts) != BM25_NCOL)
+	if (api->xColumnCount(fts) != BM25_NCOL || api->xPhraseCount(fts) != 1)
 		return SQLITE_MISMATCH;
-	r->nphrase = api->xPhraseCount(fts);
-	if ((rc = api->xRowCount(fts, &r->nrow)) != SQLITE_OK ||
-	    (rc = api->xColumnTotalSize(fts, -1, &r->ntoken)) != SQLITE_OK)
+	if ((rc = api->xRowCount(fts, &ps->nrow)) != SQLITE_OK ||
+	    (rc = api->xColumnTotalSize(fts, -1, &ps->ntoken)) != SQLITE_OK)
 		return rc;
-	r->psize = xcalloc((size_t)r->nphrase + 1, sizeof(*r->psize));
-	r->nhit = xcalloc((size_t)r->nphrase + 1, sizeof(*r->nhit));
-	r->freq = xcalloc((size_t)r->nphrase + 1, sizeof(*r->freq));
-	r->touched = xcalloc((size_t)r->nphrase + 1, sizeof(*r->touched));
-	for (i = 0; i < r->nphrase; i++)
-		r->psize[i] = api->xPhraseSize(fts, i);
+	ps->psize = api->xPhraseSize(fts, 0);
+	ps->started = true;
 	return SQLITE_OK;
 }
 
-/* Keep the current row: its counts as pairs (touched is in phrase
- * order), the length its instances prove, one more row for each phrase
- * it holds. */
 static void
-pass_keep(struct bm25_rank *r, sqlite3_int64 rowid, int ntouched,
-    const int *end)
+postings_add(struct bm25_postings *p, sqlite3_int64 rowid, uint32_t freq,
+    const uint32_t *end)
 {
-	struct bm25_row	*w;
-	int		 i;
-
-	if (r->nrows == r->caprows) {
-		r->caprows = r->caprows ? 2 * r->caprows : 256;
-		r->rows = xreallocarray(r->rows, r->caprows, sizeof(*r->rows));
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 256;
+		p->rowid = xreallocarray(p->rowid, p->cap, sizeof(*p->rowid));
+		p->freq = xreallocarray(p->freq, p->cap, sizeof(*p->freq));
+		p->end = xreallocarray(p->end, p->cap, 2 * sizeof(*p->end));
 	}
-	while (r->npairs + (size_t)ntouched > r->cappairs) {
-		r->cappairs = r->cappairs ? 2 * r->cappairs : 512;
-		r->pairs = xreallocarray(r->pairs, r->cappairs,
-		    sizeof(*r->pairs));
-	}
-	w = &r->rows[r->nrows++];
-	memset(w, 0, sizeof(*w));
-	w->rowid = rowid;
-	w->pair = (uint32_t)r->npairs;
-	w->npair = (uint32_t)ntouched;
-	w->len = (uint32_t)end[0] + (uint32_t)end[1];
-	for (i = 0; i < ntouched; i++) {
-		int	ip = r->touched[i];
-
-		r->pairs[r->npairs].phrase = (uint32_t)ip;
-		r->pairs[r->npairs++].freq = r->freq[ip];
-		r->nhit[ip]++;
-		r->freq[ip] = 0;
-	}
+	p->rowid[p->n] = rowid;
+	p->freq[p->n] = freq;
+	p->end[2 * p->n] = end[0];
+	p->end[2 * p->n + 1] = end[1];
+	p->n++;
 }
 
 /*
- * thatch_bm25(entries_fts, ?): called by FTS5 for each row of the MATCH
- * with the row's instances ready (FTS5 found them to match the phrases).
- * The second argument is the bm25_rank the pass fills.
+ * thatch_bm25(entries_fts, ?): called by FTS5 for each row matching one
+ * phrase, its instances found (FTS5 found them to match), the second
+ * argument the bm25_pass to fill.
  */
 static void
 bm25_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
     sqlite3_context *ctx, int nval, sqlite3_value **val)
 {
-	struct bm25_rank	*r = nval == 1 ? sqlite3_value_pointer(val[0],
+	struct bm25_pass	*ps = nval == 1 ? sqlite3_value_pointer(val[0],
 				    BM25_PTR) : NULL;
 	Fts5PhraseIter		 it;
-	int			 ntouched = 0, ip, ic, io;
-	int			 end[BM25_NCOL] = { 0, 0 }, rc = SQLITE_OK;
+	uint32_t		 freq = 0, end[BM25_NCOL] = { 0, 0 };
+	int			 ic, io, rc = SQLITE_OK;
 
-	if (r == NULL) {
+	if (ps == NULL) {
 		sqlite3_result_error(ctx, BM25_FUNC ": no ranking", -1);
 		return;
 	}
-	if (r->psize == NULL)
-		rc = pass_start(r, api, fts);
-	/* phrase by phrase, so the touched list is in phrase order */
-	for (ip = 0; rc == SQLITE_OK && ip < r->nphrase; ip++) {
-		rc = api->xPhraseFirst(fts, ip, &it, &ic, &io);
-		for (; rc == SQLITE_OK && ic >= 0;
-		    api->xPhraseNext(fts, &it, &ic, &io)) {
-			if (ic >= BM25_NCOL) {
-				rc = SQLITE_CORRUPT;
-				break;
-			}
-			if (r->freq[ip] == 0)
-				r->touched[ntouched++] = ip;
-			r->freq[ip] += (uint32_t)col_weight[ic];
-			if (io + r->psize[ip] > end[ic])
-				end[ic] = io + r->psize[ip];
+	if (!ps->started)
+		rc = pass_start(ps, api, fts);
+	if (rc == SQLITE_OK)
+		rc = api->xPhraseFirst(fts, 0, &it, &ic, &io);
+	for (; rc == SQLITE_OK && ic >= 0; api->xPhraseNext(fts, &it, &ic,
+	    &io)) {
+		if (ic >= BM25_NCOL || io < 0) {
+			rc = SQLITE_CORRUPT;
+			break;
 		}
+		freq += (uint32_t)col_weight[ic];
+		if ((uint32_t)(io + ps->psize) > end[ic])
+			end[ic] = (uint32_t)(io + ps->psize);
 	}
 	if (rc != SQLITE_OK) {
-		r->rc = rc;
+		ps->rc = rc;
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	pass_keep(r, api->xRowid(fts), ntouched, end);
+	postings_add(&ps->p, api->xRowid(fts), freq, end);
 	sqlite3_result_null(ctx);
 }
 
@@ -455,28 +440,221 @@ batch_score(struct store *st, struct bm25_rank *r, const uint32_t *idx,
 
 /* ---- The ranking -------------------------------------------------------- */
 
+/*
+ * The phrases of match, each as quoted there ("a""b" holds a quote), as
+ * new strings into *v (*n of them); -1 when match is not an OR of
+ * phrases (it is then bm25()'s to rank).
+ */
+static int
+split_phrases(const char *match, char ***v, int *n)
+{
+	const char	*s = match, *from;
+	size_t		 cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	while (*s == '"') {
+		bool	closed = false;
+
+		for (from = s++; *s != '\0' && !closed; s++)
+			if (*s == '"' && s[1] == '"')
+				s++;		/* a quote inside */
+			else if (*s == '"')
+				closed = true;
+		if (!closed)
+			break;
+		if ((size_t)*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*v = xreallocarray(*v, cap, sizeof(**v));
+		}
+		(*v)[(*n)++] = xstrndup(from, (size_t)(s - from));
+		if (*s == '\0')
+			return 0;
+		if (strncmp(s, " OR ", 4) != 0)
+			break;
+		s += 4;
+	}
+	while (*n > 0)
+		free((*v)[--*n]);
+	free(*v);
+	*v = NULL;
+	return -1;
+}
+
+/* One phrase's postings from the index: 0, or -1 with err. */
+static int
+pass_phrase(struct store *st, sqlite3_stmt *stmt, const char *phrase,
+    struct bm25_pass *ps, struct err *err)
+{
+	int	step;
+
+	sqlite3_reset(stmt);
+	sqlite3_bind_text(stmt, 1, phrase, -1, SQLITE_STATIC);
+	sqlite3_bind_pointer(stmt, 2, ps, BM25_PTR, NULL);
+	while ((step = sqlite3_step(stmt)) == SQLITE_ROW)
+		;
+	if (step == SQLITE_DONE && ps->rc == SQLITE_OK)
+		return 0;
+	return err_set(err, "full-text search in '%s' failed: %s", st->path,
+	    ps->rc != SQLITE_OK ? sqlite3_errstr(ps->rc) :
+	    sqlite3_errmsg(st->db));
+}
+
+static void
+rows_reserve(struct bm25_rank *r, size_t npair)
+{
+	if (r->nrows == r->caprows) {
+		r->caprows = r->caprows ? 2 * r->caprows : 256;
+		r->rows = xreallocarray(r->rows, r->caprows, sizeof(*r->rows));
+	}
+	while (r->npairs + npair > r->cappairs) {
+		r->cappairs = r->cappairs ? 2 * r->cappairs : 512;
+		r->pairs = xreallocarray(r->pairs, r->cappairs,
+		    sizeof(*r->pairs));
+	}
+}
+
+/*
+ * The rows of the OR: the phrases' postings merged by rowid, each row's
+ * pairs in phrase order (as FTS5 numbers the phrases of the MATCH), its
+ * proven length each column's furthest instance end, summed.
+ */
+static void
+pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l)
+{
+	size_t		*at = xcalloc((size_t)r->nphrase + 1, sizeof(*at));
+	sqlite3_int64	 rowid = 0;
+	uint32_t	 end[BM25_NCOL];
+	struct bm25_row	*w;
+	int		 i;
+
+	for (i = 0; i < r->nphrase; i++)
+		r->nhit[i] = (sqlite3_int64)l[i]->n;
+	for (;;) {
+		bool	any = false;
+
+		for (i = 0; i < r->nphrase; i++)
+			if (at[i] < l[i]->n && (!any ||
+			    l[i]->rowid[at[i]] < rowid)) {
+				rowid = l[i]->rowid[at[i]];
+				any = true;
+			}
+		if (!any)
+			break;
+		rows_reserve(r, (size_t)r->nphrase);
+		w = &r->rows[r->nrows++];
+		memset(w, 0, sizeof(*w));
+		w->rowid = rowid;
+		w->pair = (uint32_t)r->npairs;
+		end[0] = end[1] = 0;
+		for (i = 0; i < r->nphrase; i++) {
+			const uint32_t	*e;
+
+			if (at[i] == l[i]->n || l[i]->rowid[at[i]] != rowid)
+				continue;
+			e = &l[i]->end[2 * at[i]];
+			end[0] = e[0] > end[0] ? e[0] : end[0];
+			end[1] = e[1] > end[1] ? e[1] : end[1];
+			r->pairs[r->npairs].phrase = (uint32_t)i;
+			r->pairs[r->npairs++].freq = l[i]->freq[at[i]++];
+			w->npair++;
+		}
+		w->len = end[0] + end[1];
+	}
+	free(at);
+}
+
+/*
+ * Each phrase's postings: kept ones (store_phrases.c), the same phrase
+ * met earlier in this query, or the index's, read now and kept after the
+ * merge (a put may drop what a borrowed pointer holds). Into l; the
+ * ones read into own. 0, or -1 with err.
+ */
+static int
+pass_gather(struct store *st, struct bm25_rank *r, struct store_phrases *c,
+    char **phrase, const struct bm25_postings **l,
+    struct bm25_postings *own, struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	int		 i, j, rc = 0;
+
+	r->nrow = -1;
+	for (i = 0; rc == 0 && i < r->nphrase; i++) {
+		struct bm25_pass	ps;
+
+		if (c != NULL && (l[i] = store_phrases_get(c, phrase[i],
+		    &r->nrow, &r->ntoken)) != NULL)
+			continue;
+		for (j = 0; j < i && strcmp(phrase[j], phrase[i]) != 0; j++)
+			;
+		if (j < i) {
+			l[i] = l[j];
+			continue;
+		}
+		memset(&ps, 0, sizeof(ps));
+		if (stmt == NULL && pass_prepare(st, &stmt) != 0)
+			rc = store_fail(st, err, "full-text search failed");
+		else if ((rc = pass_phrase(st, stmt, phrase[i], &ps, err)) == 0 &&
+		    ps.started) {
+			r->nrow = ps.nrow;
+			r->ntoken = ps.ntoken;
+		}
+		own[i] = ps.p;
+		l[i] = &own[i];
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
 int
 store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
     struct err *err)
 {
-	struct bm25_rank	*r = xcalloc(1, sizeof(*r));
-	sqlite3_stmt		*stmt = NULL;
-	int			 step;
+	struct bm25_rank		*r;
+	struct store_phrases		*c = NULL;
+	const struct bm25_postings	**l;
+	struct bm25_postings		*own;
+	sqlite3_stmt			*probe = NULL;
+	char				**phrase;
+	int				 i, rc;
 
 	*out = NULL;
-	if (pass_prepare(st, &stmt) != 0) {
-		free(r);
-		return 1;	/* no index, or no FTS5 API: bm25() decides */
+	/* not ours to rank, or no index, or no FTS5 API: bm25() decides */
+	if (split_phrases(match, &phrase, &i) != 0)
+		return 1;
+	if (pass_prepare(st, &probe) != 0) {
+		while (i > 0)
+			free(phrase[--i]);
+		free(phrase);
+		return 1;
 	}
-	sqlite3_bind_text(stmt, 1, match, -1, SQLITE_STATIC);
-	sqlite3_bind_pointer(stmt, 2, r, BM25_PTR, NULL);
-	while ((step = sqlite3_step(stmt)) == SQLITE_ROW)
-		;
-	sqlite3_finalize(stmt);
-	if (step != SQLITE_DONE || r->rc != SQLITE_OK) {
-		err_set(err, "full-text search in '%s' failed: %s", st->path,
-		    r->rc != SQLITE_OK ? sqlite3_errstr(r->rc) :
-		    sqlite3_errmsg(st->db));
+	sqlite3_finalize(probe);
+	r = xcalloc(1, sizeof(*r));
+	r->nphrase = i;
+	r->nhit = xcalloc((size_t)i + 1, sizeof(*r->nhit));
+	l = xcalloc((size_t)i + 1, sizeof(*l));
+	own = xcalloc((size_t)i + 1, sizeof(*own));
+	/* invariant 4: one snapshot from the first phrase to the last length */
+	if (sqlite3_get_autocommit(st->db) && sqlite3_exec(st->db, "BEGIN",
+	    NULL, NULL, NULL) == SQLITE_OK) {
+		r->db = st->db;
+		r->txn = true;
+		c = store_phrases_open(st);
+	}
+	rc = pass_gather(st, r, c, phrase, l, own, err);
+	if (rc == 0)
+		pass_merge(r, l);
+	for (i = 0; i < r->nphrase; i++) {
+		if (c != NULL && rc == 0 && l[i] == &own[i])
+			store_phrases_put(c, phrase[i], &own[i], r->nrow,
+			    r->ntoken);
+		store_postings_release(&own[i]);
+		free(phrase[i]);
+	}
+	free(phrase);
+	free(own);
+	free(l);
+	if (rc != 0) {
 		store_bm25_free(r);
 		return -1;
 	}
@@ -533,12 +711,11 @@ store_bm25_free(struct bm25_rank *r)
 	log_debug("store:fts", "bm25: %zu rows matched %d phrases, %zu "
 	    "scored", r->nrows, r->nphrase, r->nscored);
 	sqlite3_finalize(r->docsize);
+	if (r->txn)		/* a read: nothing to lose */
+		sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 	free(r->rows);
 	free(r->pairs);
-	free(r->psize);
 	free(r->nhit);
-	free(r->freq);
-	free(r->touched);
 	free(r->idf);
 	free(r->unscored.v);
 	free(r->scored.v);

@@ -13,6 +13,8 @@
  *	store_origin.c	where each memory came from (thatch_origin)
  *	store_cache.c	the int8 search cache, mapped from the vector file
  *	store_entries.c	memories one at a time, reported to the cache
+ *	store_phrases.c	the rows of recent queries' phrases, while the
+ *			index stays as it was
  *	store_bm25.c	the exact best rows of an OR of phrases, by bm25
  *	store_fts.c	the full-text index and the lexical ranking
  *	store_matrix.c	a store's vectors for core/dedup.c
@@ -21,7 +23,7 @@
  *	store_search.c	store_search: the two rankings fused; recall stamps
  *	store.c		opening: pragmas, the schema and its setup steps
  *
- * Its users are those twelve files and two white-box tests of the query
+ * Its users are those thirteen files and two white-box tests of the query
  * tokenizer, tests/unit/test_fts.c and tests/fuzz/fuzz_query.c. Nothing
  * else may include it.
  */
@@ -49,7 +51,7 @@ struct store_space;
  * Per-connection state of a core module (store_attach): the search cache
  * (store_cache.c) and engine.c's matcher caches, one per engine.
  */
-#define STORE_ATTACH_MAX	4
+#define STORE_ATTACH_MAX	5	/* the two caches, engine.c's two, one spare */
 struct store_attachment {
 	const void	*key;
 	void		*data;		/* owned, freed by free_fn */
@@ -234,6 +236,35 @@ void	 store_cache_remove(struct store *, const char *store,
  */
 bool	 store_cache_other_space(struct store *, const char *store,
 	    const struct store_space *sp, long long *n);
+
+/* ---- The rows of recent phrases (store_phrases.c) ---------------------- */
+
+/*
+ * Every row holding one phrase, in rowid order: its count weighted by
+ * column (STORE_BM25_WEIGHTS) and where its last instance ends in each of
+ * the two columns (end[2 * i], end[2 * i + 1]), in tokens.
+ */
+struct bm25_postings {
+	sqlite3_int64	*rowid;
+	uint32_t	*freq;
+	uint32_t	*end;
+	size_t		 n, cap;
+};
+void	 store_postings_release(struct bm25_postings *);
+
+/*
+ * The connection's phrases for the index as it is now (its key read in
+ * the caller's read transaction), or NULL (no index of FTS5's making).
+ * store_phrases_get: a phrase's postings, borrowed until the next put,
+ * and the index's row and token counts when known; NULL when not kept.
+ * store_phrases_put takes p (nrow < 0: totals unknown).
+ */
+struct store_phrases;
+struct store_phrases *store_phrases_open(struct store *);
+const struct bm25_postings *store_phrases_get(struct store_phrases *,
+	    const char *phrase, sqlite3_int64 *nrow, sqlite3_int64 *ntoken);
+void	 store_phrases_put(struct store_phrases *, const char *phrase,
+	    struct bm25_postings *p, sqlite3_int64 nrow, sqlite3_int64 ntoken);
 
 /* ---- The bm25 ranking of an OR of phrases (store_bm25.c) --------------- */
 
