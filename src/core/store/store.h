@@ -246,7 +246,7 @@ struct store_hits {
 
 void	 store_hits_release(struct store_hits *);
 
-/* Fill the vec and dim of each hit from its row (store_hitvec.c); a row
+/* Fill the vec and dim of each hit from its row (store_search.c); a row
  * without a usable vector leaves vec NULL. Returns 0 or -1. */
 int	 store_hits_vectors(struct store *, struct store_hits *, struct err *);
 

@@ -2,7 +2,8 @@
  * store_search.c — store_search, which every recall goes through: the
  * cosine ranking alone (store_nearest.c), or its fusion with the
  * full-text ranking (store_fts.c) when the query carries its text
- * (docs/store.md, "Hybrid recall"); and the recall stamp after it.
+ * (docs/store.md, "Hybrid recall"); the recall stamp after it, and the
+ * hits' own vectors.
  *
  * Invariants:
  *  1. Both sides apply the same store, branch and archived rules (§5.2).
@@ -18,6 +19,12 @@
  *     however many rows are closer in meaning.
  *  3. A recall stamp moves no vector: it is announced to the search cache
  *     (store_cache_expect), which stays valid.
+ *  4. The vectors of a search's few hits (issue 27: recall folds a hit
+ *     that repeats a better one, which takes the hits' own vectors, not
+ *     the query's scores) are read from their rows only, one BLOB each
+ *     by (store, slug): nothing written, the search cache untouched. A
+ *     row without a vector, or a BLOB that is not whole floats, leaves
+ *     vec NULL and dim 0; that is not an error.
  */
 #include "core/store/store.h"
 
@@ -325,3 +332,45 @@ out:
 	return rc;
 }
 
+/* Invariant 4. */
+int
+store_hits_vectors(struct store *st, struct store_hits *hits,
+    struct err *err)
+{
+	sqlite3_stmt	*stmt = NULL;
+	size_t		 i;
+	int		 step = SQLITE_DONE, n;
+
+	if (hits->n == 0)
+		return 0;
+	if (store_prepare(st, &stmt, "SELECT embedding FROM entries "
+	    "WHERE slug = ? AND store = ?", err) != 0)
+		return -1;
+	for (i = 0; i < hits->n; i++) {
+		struct store_entry	*e = &hits->v[i].e;
+
+		if (e->vec != NULL)
+			continue;
+		sqlite3_reset(stmt);
+		sqlite3_bind_text(stmt, 1, e->slug, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 2, e->store, -1, SQLITE_STATIC);
+		if ((step = sqlite3_step(stmt)) != SQLITE_ROW) {
+			if (step != SQLITE_DONE)
+				break;
+			continue;
+		}
+		n = sqlite3_column_bytes(stmt, 0);
+		if (sqlite3_column_type(stmt, 0) != SQLITE_BLOB || n == 0 ||
+		    n % 4 != 0)
+			continue;
+		e->dim = n / 4;
+		e->vec = xcalloc((size_t)e->dim, sizeof(*e->vec));
+		vector_decode(sqlite3_column_blob(stmt, 0), (size_t)e->dim,
+		    e->vec);
+		step = SQLITE_DONE;
+	}
+	sqlite3_finalize(stmt);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return store_fail(st, err, "cannot read the hits' vectors");
+	return 0;
+}
