@@ -68,7 +68,9 @@ struct bm25_row {
 	double		score;		/* exact, once scored */
 	uint32_t	pair;		/* first of its pairs, in phrase order */
 	uint32_t	npair;
-	uint32_t	len;		/* the length its instances prove */
+	uint32_t	len;		/* its length, or the one its instances
+					   prove when not known */
+	bool		known;		/* len is the row's: bound is score */
 };
 
 /* A binary heap of row indexes: by bound, or by (score, rowid) */
@@ -340,6 +342,7 @@ pass_bound(struct bm25_rank *r)
 	for (i = 0; i < r->nrows; i++) {
 		r->rows[i].bound = row_score(r, &r->rows[i],
 		    (double)r->rows[i].len);
+		r->rows[i].score = r->rows[i].bound;	/* when known */
 		r->unscored.v[i] = (uint32_t)i;
 	}
 	r->unscored.n = r->nrows;
@@ -348,29 +351,6 @@ pass_bound(struct bm25_rank *r)
 }
 
 /* ---- Exact scores ------------------------------------------------------- */
-
-/* SQLite's varint (FTS5 stores column sizes with it): bytes read, 0 when
- * s ends inside one. */
-static int
-varint32(const unsigned char *s, int n, uint32_t *v)
-{
-	uint64_t	x = 0;
-	int		i;
-
-	for (i = 0; i < n && i < 9; i++) {
-		if (i == 8) {
-			x = (x << 8) | s[i];
-			*v = (uint32_t)x;
-			return 9;
-		}
-		x = (x << 7) | (s[i] & 0x7f);
-		if ((s[i] & 0x80) == 0) {
-			*v = (uint32_t)x;
-			return i + 1;
-		}
-	}
-	return 0;
-}
 
 /*
  * The scores of rows idx[0..k), k <= BM25_BATCH, with their lengths in
@@ -384,12 +364,11 @@ static int
 batch_score(struct store *st, struct bm25_rank *r, const uint32_t *idx,
     size_t k, struct err *err)
 {
-	const unsigned char	*sz;
 	struct bm25_row		*w;
 	bool			 seen[BM25_BATCH] = { false };
 	size_t			 j, found = 0;
-	uint32_t		 col;
-	int			 n, off, len, c, i, step;
+	uint32_t		 len;
+	int			 i, step;
 
 	if (r->docsize == NULL) {
 		struct sbuf	sql = SBUF_INIT;
@@ -416,15 +395,10 @@ batch_score(struct store *st, struct bm25_rank *r, const uint32_t *idx,
 			;
 		if (j == k)
 			continue;
-		sz = sqlite3_column_blob(r->docsize, 1);
-		n = sqlite3_column_bytes(r->docsize, 1);
-		for (c = 0, off = 0, len = 0; c < BM25_NCOL; c++, off += i) {
-			if ((i = varint32(sz + off, n - off, &col)) == 0)
-				return err_set(err, "full-text index of '%s': "
-				    "bad length for row %lld", st->path,
-				    (long long)id);
-			len += (int)col;
-		}
+		if (store_docsize_len(sqlite3_column_blob(r->docsize, 1),
+		    sqlite3_column_bytes(r->docsize, 1), BM25_NCOL, &len) != 0)
+			return err_set(err, "full-text index of '%s': bad "
+			    "length for row %lld", st->path, (long long)id);
 		w = &r->rows[idx[j]];
 		w->score = row_score(r, w, (double)len);
 		seen[j] = true;
@@ -517,12 +491,15 @@ rows_reserve(struct bm25_rank *r, size_t npair)
 /*
  * The rows of the OR: the phrases' postings merged by rowid, each row's
  * pairs in phrase order (as FTS5 numbers the phrases of the MATCH), its
- * proven length each column's furthest instance end, summed.
+ * length from known (every row's, by rowid) or else the one it proves:
+ * each column's furthest instance end, summed.
  */
 static void
-pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l)
+pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l,
+    const struct store_lengths *known)
 {
 	size_t		*at = xcalloc((size_t)r->nphrase + 1, sizeof(*at));
+	size_t		 k = 0;
 	sqlite3_int64	 rowid = 0;
 	uint32_t	 end[BM25_NCOL];
 	struct bm25_row	*w;
@@ -560,6 +537,12 @@ pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l)
 			w->npair++;
 		}
 		w->len = end[0] + end[1];
+		while (known != NULL && k < known->n && known->rowid[k] < rowid)
+			k++;
+		if (known != NULL && k < known->n && known->rowid[k] == rowid) {
+			w->len = known->len[k];
+			w->known = true;
+		}
 	}
 	free(at);
 }
@@ -606,6 +589,27 @@ pass_gather(struct store *st, struct bm25_rank *r, struct store_phrases *c,
 	return rc;
 }
 
+/*
+ * Every row's length (store_phrases.c) when the connection has them for
+ * this index, or when the phrases hold an eighth of its rows: reading
+ * them all then costs about what looking up the ones scored would. NULL:
+ * look them up.
+ */
+static const struct store_lengths *
+lengths_worth(struct store *st, const struct bm25_rank *r,
+    struct store_phrases *c, const struct bm25_postings *const *l)
+{
+	size_t	n = 0;
+	int	i;
+
+	if (c == NULL)
+		return NULL;
+	for (i = 0; i < r->nphrase; i++)
+		n += l[i]->n;
+	return n == 0 ? NULL : store_phrases_lengths(st, c,
+	    8 * (sqlite3_int64)n >= r->nrow);
+}
+
 int
 store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
     struct err *err)
@@ -643,7 +647,7 @@ store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
 	}
 	rc = pass_gather(st, r, c, phrase, l, own, err);
 	if (rc == 0)
-		pass_merge(r, l);
+		pass_merge(r, l, lengths_worth(st, r, c, l));
 	for (i = 0; i < r->nphrase; i++) {
 		if (c != NULL && rc == 0 && l[i] == &own[i])
 			store_phrases_put(c, phrase[i], &own[i], r->nrow,
@@ -686,9 +690,18 @@ store_bm25_next(struct store *st, struct bm25_rank *r, sqlite3_int64 *rowid,
 		}
 		if (none)
 			return 0;
+		if (r->rows[r->unscored.v[0]].known) {
+			heap_push(r, &r->scored, heap_pop(r, &r->unscored));
+			continue;
+		}
 		/* the best bounds first: invariant 3 holds for any batch */
-		for (k = 0; k < BM25_BATCH && r->unscored.n > 0; k++)
-			idx[k] = heap_pop(r, &r->unscored);
+		for (k = 0; k < BM25_BATCH && r->unscored.n > 0;) {
+			i = heap_pop(r, &r->unscored);
+			if (r->rows[i].known)
+				heap_push(r, &r->scored, (uint32_t)i);
+			else
+				idx[k++] = (uint32_t)i;
+		}
 		if (batch_score(st, r, idx, k, err) != 0)
 			return -1;
 		for (i = 0; i < k; i++)

@@ -266,6 +266,22 @@ const struct bm25_postings *store_phrases_get(struct store_phrases *,
 void	 store_phrases_put(struct store_phrases *, const char *phrase,
 	    struct bm25_postings *p, sqlite3_int64 nrow, sqlite3_int64 ntoken);
 
+/* Every row's length in tokens, by rowid ascending, for c's key: read
+ * once a key when read is set; NULL when not read (or it cannot be). */
+struct store_lengths {
+	sqlite3_int64	*rowid;
+	uint32_t	*len;
+	size_t		 n;
+};
+const struct store_lengths *store_phrases_lengths(struct store *,
+	    struct store_phrases *c, bool read);
+
+/* A row's length in tokens, its ncol columns summed as FTS5's
+ * xColumnSize(-1) sums them, from its entries_fts_docsize blob: 0, or -1
+ * when the blob ends early. */
+int	 store_docsize_len(const unsigned char *sz, int n, int ncol,
+	    uint32_t *len);
+
 /* ---- The bm25 ranking of an OR of phrases (store_bm25.c) --------------- */
 
 /*
