@@ -724,8 +724,10 @@ store_bm25_free(struct bm25_rank *r)
 	log_debug("store:fts", "bm25: %zu rows matched %d phrases, %zu "
 	    "scored", r->nrows, r->nphrase, r->nscored);
 	sqlite3_finalize(r->docsize);
-	if (r->txn)		/* a read: nothing to lose */
-		sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+	/* a read: nothing to lose, but never left open */
+	if (r->txn && sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 	free(r->rows);
 	free(r->pairs);
 	free(r->nhit);
