@@ -197,7 +197,7 @@ dot_int8_plain(const float *q, const signed char *m, size_t n, int dim,
  * product of a float and an int8 is exact in double and a sum of dim of
  * them errs by ~dim * 2^-53 of it, so store_nearest.c's second pass
  * bounds these dots by the quantisation alone, whatever the order of
- * summation (the AVX2 version keeps four lanes).
+ * summation (the AVX2 version keeps four lanes, AVX-512's eight).
  */
 static void
 ddot2_plain(const float *q, const signed char *a, const signed char *b,
@@ -384,6 +384,38 @@ ddot2_avx2(const float *q, const signed char *a, const signed char *b,
 	out[1] = r[1];
 }
 
+/* ddot2_avx2 on eight lanes: the band's second pass (store_nearest.c)
+ * was most of a warm recall's vector side on a crowded store. */
+__attribute__((target("avx512f")))
+static void
+ddot2_avx512(const float *q, const signed char *a, const signed char *b,
+    int dim, double out[2])
+{
+	__m512d	sa = _mm512_setzero_pd(), sb = sa, x;
+	double	r[2];
+	int	i;
+
+	for (i = 0; i + 8 <= dim; i += 8) {
+		int64_t	wa, wb;
+
+		memcpy(&wa, a + i, 8);
+		memcpy(&wb, b + i, 8);
+		x = _mm512_cvtps_pd(_mm256_loadu_ps(q + i));
+		sa = _mm512_fmadd_pd(x, _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(
+		    _mm_cvtsi64_si128(wa))), sa);
+		sb = _mm512_fmadd_pd(x, _mm512_cvtepi32_pd(_mm256_cvtepi8_epi32(
+		    _mm_cvtsi64_si128(wb))), sb);
+	}
+	r[0] = _mm512_reduce_add_pd(sa);
+	r[1] = _mm512_reduce_add_pd(sb);
+	for (; i < dim; i++) {
+		r[0] += (double)q[i] * a[i];
+		r[1] += (double)q[i] * b[i];
+	}
+	out[0] = r[0];
+	out[1] = r[1];
+}
+
 __attribute__((target("avx2")))
 static void
 stripes_avx2(uint64_t acc[8], const uint64_t key[8], const unsigned char *p,
@@ -539,7 +571,11 @@ vector_ddot2_int8(const float *q, const signed char *a,
     const signed char *b, int dim, double out[2])
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-	if (isa_current() == ISA_AVX2 || isa_current() == ISA_AVX512) {
+	if (isa_current() == ISA_AVX512) {
+		ddot2_avx512(q, a, b, dim, out);
+		return;
+	}
+	if (isa_current() == ISA_AVX2) {
 		ddot2_avx2(q, a, b, dim, out);
 		return;
 	}

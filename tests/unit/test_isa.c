@@ -2,6 +2,7 @@
  * test_isa.c — THATCH_ISA picks the kernels (util/isa.c): every ISA this
  * CPU has can be forced and then core/vector.c's float and int8 dots
  * (the search's and dedup's scans) give the exact dot to float rounding,
+ * and the band's double dots (store_nearest.c) to double rounding,
  * at lengths that leave every kind of tail; generic is always there; an
  * unknown name, or an ISA this CPU or build lacks, is refused with a
  * reason that names the variable.
@@ -33,7 +34,7 @@ check_dots(size_t d)
 	static signed char	m[4 * MAXD];
 	unsigned		s = (unsigned)d;
 	float			out[4];
-	double			want;
+	double			want, dd[2];
 	size_t			i;
 	int			r;
 
@@ -53,6 +54,13 @@ check_dots(size_t d)
 		for (want = 0, i = 0; i < d; i++)
 			want += (double)b[i] * m[r * d + i];
 		CHECK_NEAR(out[r], want, 1e-2);	/* sums up to ~100 */
+	}
+	/* the band's double dots: exact products, so ~dim ulps of a sum */
+	vector_ddot2_int8(b, m, m + d, (int)d, dd);
+	for (r = 0; r < 2; r++) {
+		for (want = 0, i = 0; i < d; i++)
+			want += (double)b[i] * m[r * d + i];
+		CHECK_NEAR(dd[r], want, 1e-10);
 	}
 }
 
