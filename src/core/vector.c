@@ -197,7 +197,8 @@ dot_int8_plain(const float *q, const signed char *m, size_t n, int dim,
  * product of a float and an int8 is exact in double and a sum of dim of
  * them errs by ~dim * 2^-53 of it, so store_nearest.c's second pass
  * bounds these dots by the quantisation alone, whatever the order of
- * summation (the AVX2 version keeps four lanes, AVX-512's eight).
+ * summation (the AVX2 version keeps four lanes, AVX-512's eight,
+ * NEON's eight in four pairs).
  */
 static void
 ddot2_plain(const float *q, const signed char *a, const signed char *b,
@@ -506,6 +507,49 @@ dot_int8_neon(const float *q, const signed char *m, size_t n, int dim,
 		out[r] = s;
 	}
 }
+
+/* Four int32 lanes times four floats, into two double accumulators each
+ * (the products exact, as in ddot2_plain). */
+static void
+ddot2_neon_quad(float32x4_t q, int32x4_t v, float64x2_t *lo, float64x2_t *hi)
+{
+	*lo = vfmaq_f64(*lo, vcvt_f64_f32(vget_low_f32(q)),
+	    vcvtq_f64_s64(vmovl_s32(vget_low_s32(v))));
+	*hi = vfmaq_f64(*hi, vcvt_high_f64_f32(q),
+	    vcvtq_f64_s64(vmovl_high_s32(v)));
+}
+
+/* ddot2_avx2 on NEON's two-double lanes, four accumulators a row. */
+static void
+ddot2_neon(const float *q, const signed char *a, const signed char *b,
+    int dim, double out[2])
+{
+	float64x2_t	sa[4], sb[4];
+	int16x8_t	wa, wb;
+	float32x4_t	q0, q1;
+	int		i, k;
+
+	for (k = 0; k < 4; k++)
+		sa[k] = sb[k] = vdupq_n_f64(0);
+	for (i = 0; i + 8 <= dim; i += 8) {
+		wa = vmovl_s8(vld1_s8(a + i));
+		wb = vmovl_s8(vld1_s8(b + i));
+		q0 = vld1q_f32(q + i);
+		q1 = vld1q_f32(q + i + 4);
+		ddot2_neon_quad(q0, vmovl_s16(vget_low_s16(wa)), &sa[0], &sa[1]);
+		ddot2_neon_quad(q1, vmovl_high_s16(wa), &sa[2], &sa[3]);
+		ddot2_neon_quad(q0, vmovl_s16(vget_low_s16(wb)), &sb[0], &sb[1]);
+		ddot2_neon_quad(q1, vmovl_high_s16(wb), &sb[2], &sb[3]);
+	}
+	out[0] = vaddvq_f64(vaddq_f64(vaddq_f64(sa[0], sa[1]),
+	    vaddq_f64(sa[2], sa[3])));
+	out[1] = vaddvq_f64(vaddq_f64(vaddq_f64(sb[0], sb[1]),
+	    vaddq_f64(sb[2], sb[3])));
+	for (; i < dim; i++) {
+		out[0] += (double)q[i] * a[i];
+		out[1] += (double)q[i] * b[i];
+	}
+}
 #endif
 
 /* ---- Dispatch on the ISA in effect (util/isa.c) -------------------------- */
@@ -577,6 +621,12 @@ vector_ddot2_int8(const float *q, const signed char *a,
 	}
 	if (isa_current() == ISA_AVX2) {
 		ddot2_avx2(q, a, b, dim, out);
+		return;
+	}
+#endif
+#if defined(__aarch64__)
+	if (isa_current() == ISA_NEON) {
+		ddot2_neon(q, a, b, dim, out);
 		return;
 	}
 #endif
