@@ -20,6 +20,9 @@
  *	LABEL | thatch" (bench/b150-load.sh). The first recall comes after a
  *	pause of B200_PAUSE_MS (default 1000), the idle time a server has to
  *	warm up. Each remember saves memory_text(i): a memory of ~85 tokens.
+ *	Then ROUNDS recalls, each right after a remember ("memory_recall
+ *	after a write"): what a recall costs when the server's lexical
+ *	caches have just been dropped.
  *   b200-mcp texts ROUNDS
  *	print the memories serve's remembers save, one JSON object
  *	{"label", "content"} a line, for the original's side of the same
@@ -302,6 +305,24 @@ serve(const char *bin, const char *store, int rounds, const char *label)
 		t[i] = roundtrip(&c, req, &cpu[i]);
 	}
 	report("memory_remember", label, t, cpu, rounds);
+	/* a recall right after a write: nothing the server kept for the
+	 * lexical side survives one (docs/store.md, "Hybrid recall") */
+	for (i = 0; i < rounds; i++) {
+		memory_text(rounds + i, name, content, sizeof(content));
+		snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+		    "\"method\":\"tools/call\",\"params\":{\"name\":"
+		    "\"memory_remember\",\"arguments\":{\"label\":\"%s\","
+		    "\"content\":\"%s\",\"store\":\"%s\"}}}", i + 200000, name,
+		    content, store);
+		roundtrip(&c, req, NULL);
+		snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%d,"
+		    "\"method\":\"tools/call\",\"params\":{\"name\":"
+		    "\"memory_recall\",\"arguments\":{\"query\":\"how do we "
+		    "handle %s %s errors\",\"store\":\"%s\"}}}", i + 300000,
+		    words[i % 10], words[(i / 10 + 3) % 10], store);
+		t[i] = roundtrip(&c, req, &cpu[i]);
+	}
+	report("memory_recall after a write", label, t, cpu, rounds);
 	printf("  %-28s %7.1f MB (peak %.1f MB)\n", "VmRSS with the model",
 	    rss_mb(c.pid, "VmRSS:"), rss_mb(c.pid, "VmHWM:"));
 	fclose(c.to);

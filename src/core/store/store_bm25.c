@@ -554,12 +554,11 @@ pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l,
  * ones read into own. 0, or -1 with err.
  */
 static int
-pass_gather(struct store *st, struct bm25_rank *r, struct store_phrases *c,
-    char **phrase, const struct bm25_postings **l,
+pass_gather(struct store *st, sqlite3_stmt *stmt, struct bm25_rank *r,
+    struct store_phrases *c, char **phrase, const struct bm25_postings **l,
     struct bm25_postings *own, struct err *err)
 {
-	sqlite3_stmt	*stmt = NULL;
-	int		 i, j, rc = 0;
+	int	i, j, rc = 0;
 
 	r->nrow = -1;
 	for (i = 0; rc == 0 && i < r->nphrase; i++) {
@@ -575,9 +574,7 @@ pass_gather(struct store *st, struct bm25_rank *r, struct store_phrases *c,
 			continue;
 		}
 		memset(&ps, 0, sizeof(ps));
-		if (stmt == NULL && pass_prepare(st, &stmt) != 0)
-			rc = store_fail(st, err, "full-text search failed");
-		else if ((rc = pass_phrase(st, stmt, phrase[i], &ps, err)) == 0 &&
+		if ((rc = pass_phrase(st, stmt, phrase[i], &ps, err)) == 0 &&
 		    ps.started) {
 			r->nrow = ps.nrow;
 			r->ntoken = ps.ntoken;
@@ -585,7 +582,6 @@ pass_gather(struct store *st, struct bm25_rank *r, struct store_phrases *c,
 		own[i] = ps.p;
 		l[i] = &own[i];
 	}
-	sqlite3_finalize(stmt);
 	return rc;
 }
 
@@ -618,7 +614,7 @@ store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
 	struct store_phrases		*c = NULL;
 	const struct bm25_postings	**l;
 	struct bm25_postings		*own;
-	sqlite3_stmt			*probe = NULL;
+	sqlite3_stmt			*stmt = NULL;
 	char				**phrase;
 	int				 i, rc;
 
@@ -626,13 +622,12 @@ store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
 	/* not ours to rank, or no index, or no FTS5 API: bm25() decides */
 	if (split_phrases(match, &phrase, &i) != 0)
 		return 1;
-	if (pass_prepare(st, &probe) != 0) {
+	if (pass_prepare(st, &stmt) != 0) {
 		while (i > 0)
 			free(phrase[--i]);
 		free(phrase);
 		return 1;
 	}
-	sqlite3_finalize(probe);
 	r = xcalloc(1, sizeof(*r));
 	r->nphrase = i;
 	r->nhit = xcalloc((size_t)i + 1, sizeof(*r->nhit));
@@ -645,7 +640,8 @@ store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
 		r->txn = true;
 		c = store_phrases_open(st);
 	}
-	rc = pass_gather(st, r, c, phrase, l, own, err);
+	rc = pass_gather(st, stmt, r, c, phrase, l, own, err);
+	sqlite3_finalize(stmt);
 	if (rc == 0)
 		pass_merge(r, l, lengths_worth(st, r, c, l));
 	for (i = 0; i < r->nphrase; i++) {
