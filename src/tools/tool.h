@@ -179,6 +179,16 @@ void	tool_ctx_release(struct tool_ctx *);
 struct model *tool_model(struct tool_ctx *, struct err *);
 
 /*
+ * fn(arg, err) while the model loads on a second thread, when it is not
+ * loaded yet (a cold process's first search overlaps its lexical ranking
+ * with the load); else fn alone. fn must touch neither the model nor
+ * ctx's model options. Returns fn's result, or -1 with err when fn
+ * succeeded and the load failed; seeding is left to tool_model.
+ */
+int	 tool_model_while(struct tool_ctx *, int (*fn)(void *, struct err *),
+	    void *arg, struct err *);
+
+/*
  * One step of warming ctx up before a call needs it (the MCP server's idle
  * time). Step 0 loads the model from disk, never downloading, and seeds
  * the default behaviors (tool_model); steps 1 and 2 load the store's

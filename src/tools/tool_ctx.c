@@ -9,9 +9,13 @@
  *     never before the MCP server answers initialize; when every stamp is
  *     current it costs one SELECT and embeds nothing (engines-and-extras
  *     §A9).
+ *  3. A model loading on a second thread (tool_model_while) touches no
+ *     database and nothing of ctx but its options until it is joined;
+ *     the caller's work meanwhile touches neither the model nor them.
  */
 #include "tools/tool.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +107,49 @@ tool_model(struct tool_ctx *ctx, struct err *err)
 	if (!ctx->seeded)
 		seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
+}
+
+/* A model loading on another thread (invariant 3). */
+struct model_load {
+	const struct model_opts	*opts;
+	struct model		*model;
+	struct err		 err;
+	int			 rc;
+};
+
+static void *
+model_load_main(void *arg)
+{
+	struct model_load	*l = arg;
+
+	l->rc = model_open(l->opts, &l->model, &l->err);
+	return NULL;
+}
+
+int
+tool_model_while(struct tool_ctx *ctx, int (*fn)(void *, struct err *),
+    void *arg, struct err *err)
+{
+	struct model_load	l = { &ctx->model_opts, NULL, { "" }, -1 };
+	pthread_t		tid;
+	int			rc;
+
+	if (ctx->model != NULL ||
+	    pthread_create(&tid, NULL, model_load_main, &l) != 0)
+		return fn(arg, err);
+	rc = fn(arg, err);
+	pthread_join(tid, NULL);
+	if (l.rc != 0) {
+		/* invariant 1: not remembered; the next call loads again */
+		log_debug("model:load", "failed: %s", l.err.msg);
+		if (rc == 0)
+			*err = l.err;
+		return -1;
+	}
+	ctx->model = l.model;
+	log_debug("model:load", "loaded beside other work, %d dimensions",
+	    model_dim(ctx->model));
+	return rc;
 }
 
 int

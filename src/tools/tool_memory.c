@@ -281,20 +281,39 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 	free(into);
 }
 
+/* The lexical ranking of a search, made while the model loads. */
+struct lexical_job {
+	struct store			*st;
+	const struct store_query	*q;
+	struct store_lexical		*l;
+};
+
+static int
+lexical_job_run(void *arg, struct err *err)
+{
+	struct lexical_job	*j = arg;
+
+	return store_lexical_rank(j->st, j->q, &j->l, err);
+}
+
 int
 tool_memory_search(struct tool_ctx *ctx, const char *query,
     struct store_query *q, struct store_hits *hits, struct err *err)
 {
-	char	 now[CLOCK_ISO_LEN];
-	float	*vec;
-	int	 dim, rc = -1;
+	struct lexical_job	 job = { ctx->store, q, NULL };
+	char			 now[CLOCK_ISO_LEN];
+	float			*vec = NULL;
+	int			 dim, rc = -1;
 
-	if ((vec = tool_embed(ctx, query, EMBED_QUERY, &dim, err)) == NULL)
-		return -1;
+	q->text = query;
+	q->vec = NULL;
+	/* a cold process: the ranking needs no vector, the load no store */
+	if (tool_model_while(ctx, lexical_job_run, &job, err) != 0 ||
+	    (vec = tool_embed(ctx, query, EMBED_QUERY, &dim, err)) == NULL)
+		goto out;
 	q->vec = vec;
 	q->dim = dim;
-	q->text = query;
-	if (store_search(ctx->store, q, hits, err) != 0)
+	if (store_search_ranked(ctx->store, q, job.l, hits, err) != 0)
 		goto out;
 	log_debug("search:recall", "%zu store(s), %zu hit(s)", q->nstores,
 	    hits->n);
@@ -302,6 +321,7 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 	    clock_iso(clock_now(&ctx->clock), now), err) != 0;
 out:
 	q->vec = NULL;
+	store_lexical_free(job.l);
 	free(vec);
 	return rc;
 }

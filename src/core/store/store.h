@@ -298,6 +298,21 @@ struct store_query {
 int	 store_search(struct store *, const struct store_query *,
 	    struct store_hits *, struct err *);
 
+/*
+ * store_search in two steps, for a caller with other work to do while
+ * the query's vector is being made (the model loading on another
+ * thread, tool_memory.c): store_lexical_rank ranks q's text (it reads
+ * neither q->vec nor q->dim; nothing for a query without text or of mode
+ * STORE_VECTOR), store_search_ranked is store_search with that ranking
+ * (q otherwise the same, its vector set). Free with store_lexical_free.
+ */
+struct store_lexical;
+int	 store_lexical_rank(struct store *, const struct store_query *,
+	    struct store_lexical **, struct err *);
+int	 store_search_ranked(struct store *, const struct store_query *,
+	    const struct store_lexical *, struct store_hits *, struct err *);
+void	 store_lexical_free(struct store_lexical *);
+
 /* Recall telemetry (§5.3): recall_count += 1, last_recalled_at = now on
  * exactly these rows, in one statement. */
 int	 store_stamp_recall(struct store *, const struct store_hits *,

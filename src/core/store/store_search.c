@@ -197,30 +197,61 @@ lexical_prepare(struct store *st, const struct store_query *q)
 		log_debug("store:fts", "vectors not prepared: %s", err.msg);
 }
 
+/* A query's lexical ranking, made before its vector exists. */
+struct store_lexical {
+	struct store_lex	*lx;
+	size_t			 n;
+};
+
+int
+store_lexical_rank(struct store *st, const struct store_query *q,
+    struct store_lexical **out, struct err *err)
+{
+	struct store_lexical	*l = xcalloc(1, sizeof(*l));
+
+	*out = NULL;
+	l->lx = xcalloc(FUSE_DEPTH, sizeof(*l->lx));
+	if (q->text != NULL && q->mode != STORE_VECTOR && q->nstores > 0 &&
+	    q->limit > 0 && store_fts_rank(st, q, l->lx, FUSE_DEPTH, &l->n,
+	    err) != 0) {
+		store_lexical_free(l);
+		return -1;
+	}
+	*out = l;
+	return 0;
+}
+
+void
+store_lexical_free(struct store_lexical *l)
+{
+	if (l == NULL)
+		return;
+	free(l->lx);
+	free(l);
+}
+
 /* The lexical side first (its rows' cosines are the probes), then the
  * vector side, which ranks them among all its rows. */
 static int
 search_fused(struct store *st, const struct store_query *q,
-    struct store_hits *hits, struct err *err)
+    const struct store_lexical *l, struct store_hits *hits,
+    struct err *err)
 {
 	struct store_query	 vq = *q;
 	struct store_hits	 vh = { NULL, 0 };
 	struct fused		*f = NULL;
 	struct store_probe	*probe = NULL;
-	struct store_lex	*lx = xcalloc(FUSE_DEPTH, sizeof(*lx));
 	sqlite3_stmt		*stmt = NULL;
-	size_t			 nlx = 0, nf = 0, nlex, i;
+	size_t			 nf = 0, nlex, i;
 	int			 rc = -1;
 
-	if (store_fts_rank(st, q, lx, FUSE_DEPTH, &nlx, err) != 0)
-		goto out;
-	f = xcalloc(nlx + FUSE_DEPTH + 1, sizeof(*f));
-	probe = xcalloc(nlx + 1, sizeof(*probe));
-	if (nlx > 0 && store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
+	f = xcalloc(l->n + FUSE_DEPTH + 1, sizeof(*f));
+	probe = xcalloc(l->n + 1, sizeof(*probe));
+	if (l->n > 0 && store_prepare(st, &stmt, "SELECT " STORE_ENTRY_COLS
 	    ", embedding FROM entries WHERE rowid = ?", err) != 0)
 		goto out;
-	for (i = 0; i < nlx; i++)
-		if (lex_read(st, q, stmt, &lx[i], i + 1, f, &nf, probe,
+	for (i = 0; i < l->n; i++)
+		if (lex_read(st, q, stmt, &l->lx[i], i + 1, f, &nf, probe,
 		    err) != 0)
 			goto out;
 	nlex = nf;
@@ -244,7 +275,6 @@ out:
 	store_hits_release(&vh);
 	free(probe);
 	free(f);
-	free(lx);
 	return rc;
 }
 
@@ -268,15 +298,30 @@ store_mode_parse(const char *name, enum store_mode *mode)
 }
 
 int
-store_search(struct store *st, const struct store_query *q,
-    struct store_hits *hits, struct err *err)
+store_search_ranked(struct store *st, const struct store_query *q,
+    const struct store_lexical *l, struct store_hits *hits, struct err *err)
 {
 	memset(hits, 0, sizeof(*hits));
 	if (q->text == NULL || q->mode == STORE_VECTOR)
 		return store_vector_search(st, q, hits, err);
 	if (q->nstores == 0 || q->limit <= 0)
 		return 0;
-	return search_fused(st, q, hits, err);
+	return search_fused(st, q, l, hits, err);
+}
+
+int
+store_search(struct store *st, const struct store_query *q,
+    struct store_hits *hits, struct err *err)
+{
+	struct store_lexical	*l;
+	int			 rc;
+
+	memset(hits, 0, sizeof(*hits));
+	if (store_lexical_rank(st, q, &l, err) != 0)
+		return -1;
+	rc = store_search_ranked(st, q, l, hits, err);
+	store_lexical_free(l);
+	return rc;
 }
 
 int
