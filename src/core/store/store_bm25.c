@@ -8,11 +8,13 @@
  * of them to the caller. A recall of common words ("tests", "deploy")
  * matches a third of a store or more, and fusion reads 100 rows of the
  * ranking: at 100,000 memories that was three quarters of a recall. Here
- * the index is read once, through an auxiliary function of our own
- * (thatch_bm25, on this connection only), which keeps each row's
- * weighted phrase counts and the shortest length its instances allow;
- * the IDFs come from the same pass; a row's exact score, and so its
- * length, is computed only when its bound says it may come next.
+ * each phrase is read alone, once, through an auxiliary function of our
+ * own (thatch_bm25, on this connection only), which keeps for each row
+ * holding it its weighted count and where its instances end (or the
+ * phrase's rows come from store_phrases.c, kept since an earlier query);
+ * a phrase's IDF is the count of its rows; the phrases' rows are merged,
+ * and a row's exact score, and so its length, is computed only when its
+ * bound says it may come next (or at once, when the lengths are kept).
  *
  * Invariants:
  *  1. The order is SQLite's `ORDER BY bm25(entries_fts, 4.0, 1.0), rowid`
@@ -20,10 +22,11 @@
  *     fts5_aux.c computes it, the same expression with the same operands
  *     in the same order (bm25_term), so the doubles are equal bit for bit
  *     (test_fts compares them, and the order, with SQLite's).
- *  2. Only an OR of phrases is ranked here (the caller's promise): there,
- *     the rows holding phrase i are exactly the rows of the pass where i
- *     has an instance, which is what FTS5 counts for its IDF. An AND (a
- *     name's parts) goes through bm25() itself (store_fts.c).
+ *  2. Only an OR of phrases is ranked here (split_phrases refuses any
+ *     other MATCH): there, the rows of the OR are the union of its
+ *     phrases' rows, and a phrase's IDF counts the rows holding it, as
+ *     FTS5 counts it. An AND (a name's parts) goes through bm25() itself
+ *     (store_fts.c).
  *  3. A row comes out only when no row still unscored can beat or tie
  *     it: its exact score is strictly above the best bound left. A bound
  *     is the row's score with the length its instances prove (each
