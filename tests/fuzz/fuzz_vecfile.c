@@ -1,20 +1,22 @@
 /*
- * fuzz_vecfile.c — the vector file's parser (src/core/store/vecfile.c). An
+ * fuzz_vecfile.c — the vector file's parser (src/core/vecfile.c). An
  * input is a whole file; it is parsed as it is, then sealed (size and
  * checksums set, vecfile_seal) and parsed again, so that mutations reach
  * the structural checks behind the checksums.
  *
  * Properties (vecfile.c invariant 1): every array and string a parsed
  * file hands out lies inside the image (ASan: the image is an exact-size
- * copy), rowids ascend, flags and branches are in range; and the parse
- * round-trips: building a file from the parsed sections and parsing that
- * gives the same sections, row for row.
+ * copy), rowids ascend, flags and branches are in range, the centre and
+ * every 1 / |b| are finite; and the parse round-trips: building a file
+ * from the parsed sections and parsing that gives the same sections, row
+ * for row.
  */
 #include "fuzz.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-#include "core/store/vecfile.h"
+#include "core/vecfile.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -45,12 +47,17 @@ check_section(const struct vecfile_section *s, int dim, const uint8_t *img,
 	FUZZ_ASSERT(in_image(s->e, s->n * 4, img, size));
 	FUZZ_ASSERT(in_image(s->r, s->n * (size_t)dim, img, size));
 	FUZZ_ASSERT(in_image(s->k2, s->n * 4, img, size));
+	FUZZ_ASSERT(in_image(s->w, s->n * 4, img, size));
+	FUZZ_ASSERT(in_image(s->mu, (size_t)dim * 4, img, size));
+	for (i = 0; i < (size_t)dim; i++)
+		FUZZ_ASSERT(isfinite(s->mu[i]));
 	FUZZ_ASSERT(in_image(s->rowid, s->n * 8, img, size));
 	FUZZ_ASSERT(in_image(s->sig, s->n * 8, img, size));
 	FUZZ_ASSERT(in_image(s->flags, s->n, img, size));
 	for (i = 0; i < s->n; i++) {
 		FUZZ_ASSERT((s->flags[i] & ~VECFILE_ARCHIVED) == 0);
 		FUZZ_ASSERT(i == 0 || s->rowid[i] > s->rowid[i - 1]);
+		FUZZ_ASSERT(s->w[i] >= 0 && isfinite(s->w[i]));
 		FUZZ_ASSERT(s->branch[i] == NULL || in_image(s->branch[i],
 		    strlen(s->branch[i]) + 1, img, size));
 	}
@@ -75,7 +82,9 @@ check_same(const struct vecfile_section *a, const struct vecfile_section *b,
 	    a->nother == b->nother && a->ntags == b->ntags);
 	FUZZ_ASSERT(memcmp(a->c, b->c, a->n * (size_t)dim) == 0 &&
 	    memcmp(a->r, b->r, a->n * (size_t)dim) == 0);
-	FUZZ_ASSERT(memcmp(a->k2, b->k2, a->n * 4) == 0);
+	FUZZ_ASSERT(memcmp(a->k2, b->k2, a->n * 4) == 0 &&
+	    memcmp(a->w, b->w, a->n * 4) == 0 &&
+	    memcmp(a->mu, b->mu, (size_t)dim * 4) == 0);
 	FUZZ_ASSERT(memcmp(a->k, b->k, a->n * 4) == 0 &&
 	    memcmp(a->e, b->e, a->n * 4) == 0);
 	FUZZ_ASSERT(memcmp(a->rowid, b->rowid, a->n * 8) == 0 &&

@@ -3,13 +3,13 @@
  * exactly what the table holds (store_nearest.c searches it).
  *
  * Each (store, dimension) gets an in-memory matrix of its rows in rowid
- * order: an int8 copy of every vector (one scale per row, a quarter of the
- * float bytes) and an int8 copy of what that copy misses (the residual,
- * which narrows the error 254-fold for the rows a search must decide),
- * rowids, a signature of each BLOB, branches and archived
- * flags, and counts of the store's rows in other embedding spaces. The
- * cache attaches itself to the connection (store_attach) on first use and
- * is freed with it.
+ * order: an int8 copy of every vector less the matrix's centre (one scale
+ * per row, a quarter of the float bytes; core/quant.h) and an int8 copy
+ * of what that copy misses (the residual, which narrows the error 254-fold
+ * for the rows a search must decide), rowids, a signature of each BLOB,
+ * branches and archived flags, and counts of the store's rows in other
+ * embedding spaces. The cache attaches itself to the connection
+ * (store_attach) on first use and is freed with it.
  *
  * Invariants:
  *  1. The cache is what this connection would read from entries: our own
@@ -26,11 +26,13 @@
  *     already has.
  *  2. A cold cache is mapped from the vector file when the file's key is
  *     the snapshot's (store_sidecar.c); its matrices borrow the mapping
- *     and are copied out (mat_own) before any change. A cold cache read
- *     from the table is saved to the file after the search.
+ *     and are copied out (store_mat_own) before any change. A cold cache
+ *     read from the table is saved to the file after the search.
  *  3. Rows whose BLOB length is not a multiple of 4 are skipped with one
  *     warning per process; rows of another dimension are skipped silently
  *     (§1.6, §5.1).
+ *  4. How a row is copied, and about which centre, is store_rows.c's (its
+ *     invariant 1); this file decides which rows a matrix holds.
  */
 #include "core/store/store.h"
 
@@ -40,6 +42,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/quant.h"
 #include "core/store/store_int.h"
 #include "core/vector.h"
 #include "util/err.h"
@@ -49,42 +52,6 @@
 
 /* ---- The cache, attached to the connection ------------------------------- */
 
-static void
-tags_free(struct store_mat *m)
-{
-	size_t	i;
-
-	for (i = 0; i < m->ntags; i++)
-		free(m->tags[i].tag);
-	free(m->tags);
-	m->tags = NULL;
-	m->ntags = 0;
-	m->nother = 0;
-}
-
-static void
-mat_free(struct store_mat *m)
-{
-	size_t	i;
-
-	tags_free(m);
-	free(m->store);
-	if (!m->borrowed) {
-		for (i = 0; i < m->n; i++)
-			free(m->branch[i]);
-		free(m->c);
-		free(m->k);
-		free(m->e);
-		free(m->r);
-		free(m->k2);
-		free(m->rowid);
-		free(m->sig);
-		free(m->flags);
-	}
-	free(m->branch);
-	free(m);
-}
-
 void
 store_cache_drop(struct store_cache *c)
 {
@@ -92,7 +59,7 @@ store_cache_drop(struct store_cache *c)
 
 	for (m = c->mats; m != NULL; m = next) {
 		next = m->next;
-		mat_free(m);
+		store_mat_free(m);
 	}
 	c->mats = NULL;
 	store_sidecar_unmap(&c->map);
@@ -193,241 +160,6 @@ store_data_version(struct store *st, int *dv, struct err *err)
 	return rc;
 }
 
-/* ---- The matrices -------------------------------------------------------- */
-
-/*
- * A 64-bit signature of a BLOB's bytes (multiply-xorshift over 8-byte
- * words): equal BLOBs have equal signatures, and a changed vector changes
- * it but with odds of 2^-64.
- */
-static uint64_t
-blob_sig(const void *blob, size_t len)
-{
-	const unsigned char	*p = blob;
-	uint64_t		 h = 0x9e3779b97f4a7c15ull ^ len, w;
-	size_t			 i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (w = 0; i < len; i++)
-		w = w << 8 | p[i];
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ h >> 29;
-}
-
-/*
- * Row i's residual: r_j = round(d_j / s2) for d_j = b_j - s c_j (exact in
- * double) and s2 = max|d_j| / 127, so |b_j - s c_j - s2 r_j| <= s2 / 2,
- * about 1/254 of the first copy's error (store_nearest.c's second pass).
- */
-static void
-quantise_residual(struct store_mat *m, size_t i, const float *b, float s,
-    double norm)
-{
-	const signed char	*c = m->c + i * (size_t)m->dim;
-	signed char		*r = m->r + i * (size_t)m->dim;
-	double			 mx = 0, d, s2;
-	int			 j;
-
-	for (j = 0; j < m->dim; j++) {
-		d = fabs((double)b[j] - (double)s * c[j]);
-		mx = d > mx ? d : mx;
-	}
-	s2 = mx / 127;
-	for (j = 0; j < m->dim; j++)
-		r[j] = (signed char)(s2 == 0 ? 0 :
-		    lrint(((double)b[j] - (double)s * c[j]) / s2));
-	m->k2[i] = (float)(s2 / norm);
-}
-
-/*
- * Row i's int8 copy of b: c_j = round(b_j / s) with s = max|b_j| / 127, so
- * |b_j - s c_j| <= s / 2, and its residual copy. A row that is zero or
- * not finite gets k = e = k2 = 0 (e and k2 infinite for non-finite) and
- * is left to the exact pass.
- */
-static void
-quantise(struct store_mat *m, size_t i, const float *b)
-{
-	signed char	*c = m->c + i * (size_t)m->dim;
-	double		 norm = vector_norm(b, m->dim);
-	float		 mx = 0, s;
-	int		 j;
-
-	for (j = 0; j < m->dim; j++)
-		mx = fabsf(b[j]) > mx ? fabsf(b[j]) : mx;
-	if (mx == 0 || !isfinite(mx) || !isfinite(norm)) {
-		memset(c, 0, (size_t)m->dim);
-		memset(m->r + i * (size_t)m->dim, 0, (size_t)m->dim);
-		m->k[i] = 0;
-		m->e[i] = m->k2[i] = mx == 0 ? 0 : INFINITY;
-		return;
-	}
-	s = mx / 127;
-	for (j = 0; j < m->dim; j++)	/* |b_j / s| <= 127 by choice of s */
-		c[j] = (signed char)lrintf(b[j] / s);
-	m->k[i] = (float)(s / norm);
-	m->e[i] = (float)(s / (2 * norm));
-	quantise_residual(m, i, b, s, norm);
-}
-
-/*
- * The int8 array is first touched row by row as it fills, and on a
- * virtual machine every 4 KiB page fault is dear: it is allocated on
- * 2 MiB boundaries and offered to transparent huge pages, which makes a
- * 100,000-row load several times faster. Returns new memory holding the
- * first `keep` bytes of old (which is freed).
- */
-static void *
-big_regrow(void *old, size_t keep, size_t size)
-{
-	void	*p;
-
-	if (size < ((size_t)2 << 20))
-		return xrealloc(old, size);
-	if (posix_memalign(&p, (size_t)2 << 20, size) != 0)
-		return xrealloc(old, size);
-	plat_hugepage(p, size);
-	if (keep > 0)
-		memcpy(p, old, keep);
-	free(old);
-	return p;
-}
-
-static void
-mat_reserve(struct store_mat *m, size_t cap)
-{
-	if (cap <= m->cap)
-		return;
-	m->c = big_regrow(m->c, m->n * (size_t)m->dim, cap * (size_t)m->dim);
-	m->r = big_regrow(m->r, m->n * (size_t)m->dim, cap * (size_t)m->dim);
-	m->k = xreallocarray(m->k, cap, sizeof(float));
-	m->e = xreallocarray(m->e, cap, sizeof(float));
-	m->k2 = xreallocarray(m->k2, cap, sizeof(float));
-	m->rowid = xreallocarray(m->rowid, cap, sizeof(sqlite3_int64));
-	m->sig = xreallocarray(m->sig, cap, sizeof(uint64_t));
-	m->branch = xreallocarray(m->branch, cap, sizeof(char *));
-	m->flags = xreallocarray(m->flags, cap, 1);
-	m->cap = cap;
-}
-
-/* Before a borrowed matrix changes: its rows, copied into its own
- * memory (the mapping is read-only). */
-static void
-mat_own(struct store_mat *m)
-{
-	struct store_mat	b = *m;
-	size_t			i, d = (size_t)m->dim;
-
-	if (!m->borrowed)
-		return;
-	m->c = m->r = NULL;
-	m->k = m->e = m->k2 = NULL;
-	m->rowid = NULL;
-	m->sig = NULL;
-	m->branch = NULL;
-	m->flags = NULL;
-	m->n = m->cap = 0;	/* nothing of its own to keep yet */
-	m->borrowed = false;
-	mat_reserve(m, 2 * b.n + 64);
-	m->n = b.n;
-	memcpy(m->c, b.c, b.n * d);
-	memcpy(m->r, b.r, b.n * d);
-	memcpy(m->k, b.k, b.n * sizeof(*m->k));
-	memcpy(m->e, b.e, b.n * sizeof(*m->e));
-	memcpy(m->k2, b.k2, b.n * sizeof(*m->k2));
-	memcpy(m->rowid, b.rowid, b.n * sizeof(*m->rowid));
-	memcpy(m->sig, b.sig, b.n * sizeof(*m->sig));
-	memcpy(m->flags, b.flags, b.n);
-	for (i = 0; i < b.n; i++)
-		m->branch[i] = b.branch[i] == NULL ? NULL :
-		    xstrdup(b.branch[i]);
-	free(b.branch);
-}
-
-/* Move rows [from, from + n) to start at row to (memmove semantics). */
-static void
-mat_move(struct store_mat *m, size_t to, size_t from, size_t n)
-{
-	size_t	d = (size_t)m->dim;
-
-	memmove(m->c + to * d, m->c + from * d, n * d);
-	memmove(m->r + to * d, m->r + from * d, n * d);
-	memmove(m->k + to, m->k + from, n * sizeof(*m->k));
-	memmove(m->e + to, m->e + from, n * sizeof(*m->e));
-	memmove(m->k2 + to, m->k2 + from, n * sizeof(*m->k2));
-	memmove(m->rowid + to, m->rowid + from, n * sizeof(*m->rowid));
-	memmove(m->sig + to, m->sig + from, n * sizeof(*m->sig));
-	memmove(m->branch + to, m->branch + from, n * sizeof(*m->branch));
-	memmove(m->flags + to, m->flags + from, n);
-}
-
-/* Open an empty row at pos (rows from pos move up) for rowid. */
-static void
-mat_open(struct store_mat *m, size_t pos, sqlite3_int64 rowid)
-{
-	if (m->n == m->cap)
-		mat_reserve(m, m->cap * 2 + 64);
-	mat_move(m, pos + 1, pos, m->n - pos);
-	m->n++;
-	m->rowid[pos] = rowid;
-	m->branch[pos] = NULL;
-	m->flags[pos] = 0;
-}
-
-static void
-mat_close(struct store_mat *m, size_t pos)
-{
-	free(m->branch[pos]);
-	mat_move(m, pos, pos + 1, m->n - pos - 1);
-	m->n--;
-}
-
-/* Whether rowid is cached; *pos is its row or where it would go. */
-static bool
-mat_find(const struct store_mat *m, sqlite3_int64 rowid, size_t *pos)
-{
-	size_t	lo = 0, hi = m->n, mid;
-
-	if (m->n > 0 && m->rowid[m->n - 1] < rowid)
-		lo = m->n;	/* the common case: a new row */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (m->rowid[mid] < rowid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*pos = lo;
-	return lo < m->n && m->rowid[lo] == rowid;
-}
-
-/* Row pos's archived flag and branch (copied). */
-static void
-row_attrs(struct store_mat *m, size_t pos, bool archived, const char *branch)
-{
-	m->flags[pos] = (unsigned char)((m->flags[pos] & ~ROW_ARCHIVED) |
-	    (archived ? ROW_ARCHIVED : 0));
-	if (branch == NULL ? m->branch[pos] == NULL :
-	    m->branch[pos] != NULL && strcmp(branch, m->branch[pos]) == 0)
-		return;
-	free(m->branch[pos]);
-	m->branch[pos] = branch == NULL ? NULL : xstrdup(branch);
-}
-
-/* Row pos's vector, from its (unaligned, little-endian) BLOB. */
-static void
-row_blob(struct store_mat *m, size_t pos, const void *blob, uint64_t sig,
-    float *tmp)
-{
-	vector_decode(blob, (size_t)m->dim, tmp);
-	quantise(m, pos, tmp);
-	m->sig[pos] = sig;
-}
-
 static void
 warn_bad_blob(struct store_cache *c, const char *store, sqlite3_int64 rowid)
 {
@@ -437,26 +169,6 @@ warn_bad_blob(struct store_cache *c, const char *store, sqlite3_int64 rowid)
 	log_warn("skipping a memory (rowid %lld) in store '%s': its embedding "
 	    "is not a whole number of float32 values (further ones not "
 	    "reported)", (long long)rowid, store);
-}
-
-/* One more of m's rows of its dimension carries model (stats). */
-static void
-tag_count(struct store_mat *m, const char *model)
-{
-	size_t	i;
-
-	for (i = 0; i < m->ntags; i++)
-		if (model == NULL ? m->tags[i].tag == NULL :
-		    m->tags[i].tag != NULL && strcmp(model, m->tags[i].tag) ==
-		    0)
-			break;
-	if (i == m->ntags) {
-		m->tags = xreallocarray(m->tags, m->ntags + 1,
-		    sizeof(*m->tags));
-		m->tags[m->ntags++] = (struct mat_tag){ model == NULL ? NULL :
-		    xstrdup(model), 0 };
-	}
-	m->tags[i].count++;
 }
 
 /* ---- Refreshing from the table (invariant 1) ----------------------------- */
@@ -488,7 +200,7 @@ row_mat(struct store_cache *c, sqlite3_stmt *stmt)
 			m->nother++;
 			continue;
 		}
-		tag_count(m, model);
+		store_mat_tag(m, model);
 		found = found != NULL ? found : m;
 	}
 	if (found == NULL && searched && bytes % 4 != 0)
@@ -502,31 +214,13 @@ row_read(struct store_mat *m, size_t pos, sqlite3_stmt *stmt, bool fresh,
     float *tmp)
 {
 	const void	*blob = sqlite3_column_blob(stmt, 3);
-	uint64_t	 sig = blob_sig(blob, (size_t)m->dim * 4);
+	uint64_t	 sig = store_blob_sig(blob, (size_t)m->dim * 4);
 
 	if (fresh || m->sig[pos] != sig)
-		row_blob(m, pos, blob, sig, tmp);
-	row_attrs(m, pos, sqlite3_column_int(stmt, 1) != 0,
+		store_mat_blob(m, pos, blob, sig, tmp);
+	store_mat_attrs(m, pos, sqlite3_column_int(stmt, 1) != 0,
 	    (const char *)sqlite3_column_text(stmt, 2));
 	m->flags[pos] |= ROW_SEEN;
-}
-
-/* Drop the rows cache_refresh did not see. */
-static void
-mat_sweep(struct store_mat *m)
-{
-	size_t	i, j = 0;
-
-	for (i = 0; i < m->n; i++) {
-		if (!(m->flags[i] & ROW_SEEN)) {
-			free(m->branch[i]);
-			continue;
-		}
-		if (i != j)
-			mat_move(m, j, i, 1);
-		j++;
-	}
-	m->n = j;
 }
 
 /* A new row whose rowid fell between cached ones: a rowid below the
@@ -554,8 +248,8 @@ insert_late(struct store *st, const struct late *late, size_t nlate,
 		sqlite3_bind_int64(stmt, 1, late[i].rowid);
 		if (sqlite3_step(stmt) != SQLITE_ROW)
 			rc = store_fail(st, err, "cannot read embeddings");
-		else if (!mat_find(late[i].m, late[i].rowid, &pos)) {
-			mat_open(late[i].m, pos, late[i].rowid);
+		else if (!store_mat_find(late[i].m, late[i].rowid, &pos)) {
+			store_mat_open(late[i].m, pos, late[i].rowid);
 			row_read(late[i].m, pos, stmt, true, tmp);
 		}
 	}
@@ -585,9 +279,11 @@ cache_refresh(struct store *st, struct store_cache *c, struct err *err)
 	for (m = c->mats; m != NULL; m = m->next) {
 		if (!m->pending)
 			continue;
-		mat_own(m);
-		tags_free(m);
+		store_mat_own(m);
+		store_mat_tags_free(m);
 		m->stats = false;
+		if (m->n < STORE_CENTRE_ROWS)
+			store_mat_refill(m);
 		for (i = 0; i < m->n; i++)
 			m->flags[i] &= ~ROW_SEEN;
 		m->old_n = m->n;
@@ -608,7 +304,7 @@ cache_refresh(struct store *st, struct store_cache *c, struct err *err)
 		while (m->cur < m->old_n && m->rowid[m->cur] < rowid)
 			m->cur++;
 		if (m->cur == m->old_n) {
-			mat_open(m, m->n, rowid);
+			store_mat_open(m, m->n, rowid);
 			row_read(m, m->n - 1, stmt, true, tmp);
 		} else if (m->rowid[m->cur] == rowid)
 			row_read(m, m->cur, stmt, false, tmp);
@@ -621,9 +317,11 @@ cache_refresh(struct store *st, struct store_cache *c, struct err *err)
 		store_fail(st, err, "cannot read embeddings");
 		goto out;
 	}
-	for (m = c->mats; m != NULL; m = m->next)
+	for (m = c->mats; m != NULL; m = m->next) {
+		store_mat_centre(m);
 		if (m->pending)
-			mat_sweep(m);
+			store_mat_sweep(m);
+	}
 	if (insert_late(st, late, nlate, tmp, err) != 0)
 		goto out;
 	for (m = c->mats; m != NULL; m = m->next) {
@@ -732,8 +430,9 @@ mat_get(struct store *st, struct store_cache *c, const char *store, int dim)
 		if (m->dim == dim && strcmp(m->store, store) == 0)
 			return m;
 	m = mat_new(c, store, dim);
+	m->mu = xcalloc((size_t)dim, sizeof(*m->mu));
 	m->pending = true;
-	mat_reserve(m, 2 * entries_count(st) + 64);
+	store_mat_reserve(m, 2 * entries_count(st) + 64);
 	return m;
 }
 
@@ -753,6 +452,9 @@ borrow(struct store_cache *c, int dim, struct vecfile_section *s)
 	m->e = (float *)(uintptr_t)s->e;
 	m->r = (signed char *)(uintptr_t)s->r;
 	m->k2 = (float *)(uintptr_t)s->k2;
+	m->w = (float *)(uintptr_t)s->w;
+	m->mu = (float *)(uintptr_t)s->mu;
+	m->mu_norm = vector_norm(m->mu, dim);
 	m->rowid = (sqlite3_int64 *)(uintptr_t)s->rowid;
 	m->sig = (uint64_t *)(uintptr_t)s->sig;
 	m->flags = (unsigned char *)(uintptr_t)s->flags;
@@ -809,7 +511,8 @@ sections(struct store_cache *c, int dim, size_t *n)
 			t[i] = (struct vecfile_tag){ m->tags[i].tag,
 			    m->tags[i].count };
 		s[(*n)++] = (struct vecfile_section){ m->store, m->n, m->c,
-		    m->k, m->e, m->r, m->k2, (const int64_t *)(const void *)m->rowid,
+		    m->k, m->e, m->r, m->k2, m->w, m->mu,
+		    (const int64_t *)(const void *)m->rowid,
 		    m->sig, m->flags, (const char *const *)m->branch,
 		    m->nother, t, m->ntags };
 	}
@@ -917,20 +620,20 @@ store_cache_put(struct store *st, const char *store, sqlite3_int64 rowid,
 	for (m = c->mats; m != NULL; m = m->next) {
 		if (strcmp(m->store, store) != 0)
 			continue;
-		mat_own(m);
+		store_mat_own(m);
 		m->stats = false;
-		found = mat_find(m, rowid, &pos);
+		found = store_mat_find(m, rowid, &pos);
 		if (vec == NULL || dim != m->dim) {
 			if (found)
-				mat_close(m, pos);
+				store_mat_close(m, pos);
 			continue;
 		}
 		if (!found)
-			mat_open(m, pos, rowid);
-		quantise(m, pos, vec);
+			store_mat_open(m, pos, rowid);
+		store_mat_quantise(m, pos, vec);
 		blob = vector_encode(vec, (size_t)dim, &scratch);
-		m->sig[pos] = blob_sig(blob, (size_t)dim * 4);
-		row_attrs(m, pos, archived, branch);
+		m->sig[pos] = store_blob_sig(blob, (size_t)dim * 4);
+		store_mat_attrs(m, pos, archived, branch);
 	}
 	free(scratch);
 	cache_changed(c);
@@ -946,10 +649,10 @@ store_cache_remove(struct store *st, const char *store, sqlite3_int64 rowid)
 	if (c == NULL)
 		return;
 	for (m = c->mats; m != NULL; m = m->next)
-		if (strcmp(m->store, store) == 0 && mat_find(m, rowid, &pos)) {
-			mat_own(m);
+		if (strcmp(m->store, store) == 0 && store_mat_find(m, rowid, &pos)) {
+			store_mat_own(m);
 			m->stats = false;
-			mat_close(m, pos);
+			store_mat_close(m, pos);
 		}
 	cache_changed(c);
 }

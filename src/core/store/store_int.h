@@ -36,7 +36,7 @@
 
 #include <sqlite3.h>
 
-#include "core/store/vecfile.h"
+#include "core/vecfile.h"
 #include "util/sbuf.h"
 
 struct err;
@@ -140,20 +140,26 @@ struct mat_tag {
 };
 
 /*
- * The cached rows of one (store, dim), in ascending rowid order. A
- * borrowed matrix's arrays c, k, e, r, k2, rowid, sig, flags and its branch
- * strings lie in the vector file's read-only mapping (branch, the array
- * of pointers, is owned); mat_own copies them before any change.
+ * The cached rows of one (store, dim), in ascending rowid order, copied
+ * about the matrix's centre mu (core/quant.h). A borrowed matrix's
+ * arrays c, k, e, r, k2, w, mu, rowid, sig, flags and its branch strings
+ * lie in the vector file's read-only mapping (branch, the array of
+ * pointers, is owned); mat_own copies them before any change.
  */
 struct store_mat {
 	char			*store;		/* owned */
 	int			 dim;
 	size_t			 n, cap;
-	signed char		*c;		/* n * dim, b ~ s * c */
+	signed char		*c;		/* n * dim, b - mu ~ s * c */
 	float			*k;		/* s / |b| */
 	float			*e;		/* s / (2 |b|) */
-	signed char		*r;		/* n * dim, b - s c ~ s2 * r */
+	signed char		*r;		/* n * dim, b - mu - s c ~ s2 r */
 	float			*k2;		/* s2 / |b| */
+	float			*w;		/* 1 / |b| */
+	float			*mu;		/* dim: the centre (quant.h) */
+	double			 mu_norm;	/* |mu| */
+	float			*hold;		/* rows waiting for mu */
+	size_t			 held;
 	sqlite3_int64		*rowid;
 	uint64_t		*sig;		/* blob_sig */
 	char			**branch;	/* NULL: SQL NULL */
@@ -181,6 +187,7 @@ struct store_cache {
 	bool			 warned;
 	float			*scratch;	/* owned; approximate scores */
 	size_t			 scratch_cap;
+	size_t			 band;		/* the last search's */
 	/* the database's key (store_sidecar_key) read in this search's
 	 * snapshot, and the one the matrices were last made exact at */
 	struct vecfile_key	 txn_key, key;
@@ -190,6 +197,48 @@ struct store_cache {
 	bool			 file_save;	/* save after this search */
 	struct store_map	 map;		/* the matrices borrow from */
 };
+
+/* ---- One matrix's rows (store_rows.c) ----------------------------------- */
+
+/* A matrix filled from the table takes its centre from its first rows;
+ * one holding fewer at a refresh is refilled whole (store_rows.c). */
+#define STORE_CENTRE_ROWS	256
+
+/* A 64-bit signature of a BLOB's bytes: equal BLOBs sign alike, and a
+ * changed vector changes it but with odds of 2^-64. */
+uint64_t store_blob_sig(const void *blob, size_t len);
+
+void	 store_mat_free(struct store_mat *);
+void	 store_mat_tags_free(struct store_mat *);
+/* Room for cap rows; a borrowed matrix's rows copied into its own memory
+ * (before any change: the mapping is read-only). */
+void	 store_mat_reserve(struct store_mat *, size_t cap);
+void	 store_mat_own(struct store_mat *);
+/* Whether rowid is held; *pos is its row or where it would go. */
+bool	 store_mat_find(const struct store_mat *, sqlite3_int64 rowid,
+	    size_t *pos);
+/* Open an empty row at pos for rowid (rows from pos move up); close one. */
+void	 store_mat_open(struct store_mat *, size_t pos, sqlite3_int64 rowid);
+void	 store_mat_close(struct store_mat *, size_t pos);
+/* Row pos's archived flag and branch (copied). */
+void	 store_mat_attrs(struct store_mat *, size_t pos, bool archived,
+	    const char *branch);
+/* Row pos's copies of vector b about the matrix's centre. */
+void	 store_mat_quantise(struct store_mat *, size_t pos, const float *b);
+/* Row pos's vector from its BLOB (of signature sig): copied, or held
+ * while a refilled matrix waits for its centre. tmp: dim floats. */
+void	 store_mat_blob(struct store_mat *, size_t pos, const void *blob,
+	    uint64_t sig, float *tmp);
+/* Empty a matrix to be refilled whole, taking a new centre; fix the
+ * centre from the rows held so far and copy them (no-op if none wait). */
+void	 store_mat_refill(struct store_mat *);
+void	 store_mat_centre(struct store_mat *);
+/* Drop the rows not marked ROW_SEEN. */
+void	 store_mat_sweep(struct store_mat *);
+/* One more row of the matrix's dimension carries model (its stats). */
+void	 store_mat_tag(struct store_mat *, const char *model);
+
+/* ---- The cache (store_cache.c) ------------------------------------------ */
 
 /* The connection's cache, attached to it (store_attach) on first use. */
 struct store_cache *store_cache_get(struct store *);
@@ -352,5 +401,9 @@ int	 store_vector_probe(struct store *, const struct store_query *,
  * model that follows it (store_space.c), which else reads every row. */
 int	 store_vector_prepare(struct store *, const struct store_query *,
 	    struct err *);
+
+/* How many rows the last vector search on this connection had to narrow
+ * (its band: the rows the int8 pass could not rule out; for tests). */
+size_t	 store_vector_band(struct store *);
 
 #endif

@@ -4,17 +4,19 @@
  *
  * A warm process (the MCP server) must answer a recall over 100,000
  * memories in milliseconds, so it cannot read 100,000 BLOBs per query.
- * store_cache.c keeps an int8 copy of every vector (one scale per row).
- * A query scores every eligible row on that copy with a SIMD dot product
- * (core/vector.c), which gives each row an interval its exact cosine must
- * lie in. Rows whose interval reaches the limit-th best lower end (the
- * band: thousands of rows when a store's scores crowd, as a random
- * model's or a store of near-duplicates do) get a second interval, 254
- * times narrower, from the residual int8 copy; only rows whose narrow
- * interval still reaches the cut are rescored exactly, from their BLOBs
- * fetched by rowid, best upper end first, until no remaining row can
- * reach the limit-th exact score. So a query reads about limit BLOBs
- * however densely the scores crowd.
+ * store_cache.c keeps an int8 copy of every vector less the store's
+ * centre (core/quant.h; one scale per row). A query scores every eligible
+ * row on that copy with a SIMD dot product (core/vector.c), which gives
+ * each row an interval its exact cosine must lie in; taking the centre
+ * out makes it several times narrower on a store whose vectors share a
+ * direction, as every embedding model's do. Rows whose interval reaches
+ * the limit-th best lower end (the band: thousands of rows when a store's
+ * scores crowd, as a random model's or a store of near-duplicates do) get
+ * a second interval, 254 times narrower, from the residual int8 copy;
+ * only rows whose narrow interval still reaches the cut are rescored
+ * exactly, from their BLOBs fetched by rowid, best upper end first, until
+ * no remaining row can reach the limit-th exact score. So a query reads
+ * about limit BLOBs however densely the scores crowd.
  *
  * Invariants:
  *  1. A search runs in one read transaction (unless the caller has one
@@ -97,33 +99,44 @@ dot_rows_split(const float *q, const signed char *m, size_t n, int dim,
 }
 
 /*
- * How far row i's approximate cosine k * dot(q, c) / |q| may be from the
- * exact one: quantisation moves the dot by at most (s / 2) * |q|_1, i.e.
- * e * q1 in cosine units (q1 = |q|_1 / |q|); float rounding of a dim-term
- * dot errs by about dim * 2^-24 of |q||b|, and dim * 2^-20 covers it with
- * room to spare.
+ * Row i's approximate cosine is (dot(q, mu) + s dot(q, c)) / (|q| |b|) =
+ * mdot * w + k * dot(q, c) / |q| (core/quant.h; mdot = dot(q, mu) / |q|).
+ * How far it may be from the exact one: quantisation moves the dot by at
+ * most (s / 2) * |q|_1, i.e. e * q1 in cosine units (q1 = |q|_1 / |q|).
+ * Float rounding of a dim-term dot errs by about dim * 2^-24 of its
+ * terms' size; each term here, over |q||b|, is at most about |b - mu| /
+ * |b| <= 1 + |mu| w, as is the rounding of k and w, and dim * 2^-20
+ * times that covers them with room to spare.
  */
 #define ROUNDING_ERR(dim)	((double)(dim) / 1048576 + 1e-6)
 
 static double
+row_scale(const struct store_mat *m, size_t i)
+{
+	return 1 + m->mu_norm * (double)m->w[i];
+}
+
+static double
 row_err(const struct store_mat *m, size_t i, double q1)
 {
-	return (double)m->e[i] * q1 + ROUNDING_ERR(m->dim);
+	return (double)m->e[i] * q1 + ROUNDING_ERR(m->dim) * row_scale(m, i);
 }
 
 /* One store's cached rows as a query sees them. */
 struct qmat {
 	struct store_mat	*m;
+	double			 mdot;		/* dot(q, mu) / |q| */
 	float			*approx;	/* borrowed; NAN: ineligible */
 	sqlite3_int64		 excl;		/* exclude_slug's rowid */
 	bool			 has_excl;
 };
 
-/* A row in the band around the cut: its upper bound, then exact score. */
+/* A row in the band around the cut: its upper bound, then exact score;
+ * base is its centre's share of its approximation (mdot * w). */
 struct cand {
 	struct store_mat	*m;
 	size_t			 i;
-	double			 upper, lower, score, key;
+	double			 base, upper, lower, score, key;
 };
 
 /* Min-heap of the `k` best values pushed. */
@@ -276,13 +289,16 @@ approx_scores(const struct store_query *q, double qnorm, double q1,
 	for (k = 0; k < nqm; k++) {
 		m = qm[k].m;
 		a = qm[k].approx;
+		qm[k].mdot = qnorm == 0 ? 0 : vector_dot(q->vec, m->mu,
+		    q->dim) / qnorm;
 		dot_rows_split(q->vec, m->c, m->n, q->dim, a);
 		for (i = 0; i < m->n; i++) {
 			if (!row_eligible(q, &qm[k], i)) {
 				a[i] = NAN;
 				continue;
 			}
-			a[i] = qnorm == 0 ? 0 : (float)(m->k[i] * a[i] / qnorm);
+			a[i] = qnorm == 0 ? 0 : (float)(m->k[i] * a[i] / qnorm +
+			    qm[k].mdot * m->w[i]);
 			topk_push(&t, a[i] - row_err(m, i, q1));
 		}
 	}
@@ -292,13 +308,14 @@ approx_scores(const struct store_query *q, double qnorm, double q1,
 }
 
 /*
- * The second pass, over the band only: b = s c + s2 r + d with |d_j| <=
- * s2 / 2, so cos = (k dot(q, c) + k2 dot(q, r)) / |q| within k2 / 2 * q1
- * (q1 = |q|_1 / |q|). The dots are summed in double (exact products, so
- * their rounding is ~2^-53 of them); k and k2 are floats, off by 2^-24 of
- * a term of at most ~1: NARROW_SLACK covers both. The row's upper bound
- * becomes the lower of its two and its narrow lower bound goes to t; a
- * row that is not finite keeps its first.
+ * The second pass, over the band only: b = mu + s c + s2 r + d with
+ * |d_j| <= s2 / 2, so cos = base + (k dot(q, c) + k2 dot(q, r)) / |q|
+ * within k2 / 2 * q1 (q1 = |q|_1 / |q|). The dots are summed in double
+ * (exact products, so their rounding is ~2^-53 of them); k, k2 and w are
+ * floats, off by 2^-24 of a term of at most ~row_scale: NARROW_SLACK
+ * times that covers both. The row's upper bound becomes the lower of its
+ * two and its narrow lower bound goes to t; a row that is not finite
+ * keeps its first.
  */
 #define NARROW_SLACK	1e-6
 
@@ -315,8 +332,9 @@ narrow_one(const struct store_query *q, double qnorm, double q1,
 		return;
 	vector_ddot2_int8(q->vec, m->c + i * (size_t)dim,
 	    m->r + i * (size_t)dim, dim, d);
-	a = ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) / qnorm;
-	half = (double)m->k2[i] / 2 * q1 + NARROW_SLACK;
+	a = c->base + ((double)m->k[i] * d[0] + (double)m->k2[i] * d[1]) /
+	    qnorm;
+	half = (double)m->k2[i] / 2 * q1 + NARROW_SLACK * row_scale(m, i);
 	c->upper = fmin(c->upper, a + half);
 	if (isfinite(a))
 		topk_push(t, a - half);
@@ -427,25 +445,30 @@ narrow(const struct store_query *q, double qnorm, double q1, struct cand *c,
 }
 
 /*
- * The rows whose upper bound reaches the cut, narrowed, most promising
- * first. Of those, only the rows whose narrow upper bound still reaches
- * the narrow cut are kept and sorted: limit rows score at or above that
- * cut, so a row below it cannot be among the first limit (rescore would
- * reach it, if at all, after them). On a crowded store the band is
- * thousands of rows and the kept ones a few dozen.
+ * The rows whose upper bound reaches the cut (the band; the return is
+ * how many), narrowed, most promising first. Of those, only the rows
+ * whose narrow upper bound still reaches the narrow cut are kept and
+ * sorted: limit rows score at or above that cut, so a row below it cannot
+ * be among the first limit (rescore would reach it, if at all, after
+ * them). On a crowded store the band is thousands of rows and the kept
+ * ones a few dozen.
  */
-static void
+static size_t
 band_collect(const struct store_query *q, double qnorm, double q1,
     struct qmat *qm, size_t nqm, double kth, struct cand **out,
     size_t *nout)
 {
 	double		 floor_ = band_floor(q, kth);
-	struct cand	*c = NULL;
-	size_t		 n = 0, cap = 0, k, i, j;
+	struct cand	*c;
+	size_t		 n = 0, k, i, j;
 	struct store_mat *m;
 	double		 upper;
 
-	for (k = 0; k < nqm; k++) {
+	/* room for every row: only the band's pages are ever touched */
+	for (k = 0; k < nqm; k++)
+		n += qm[k].m->n;
+	c = xcalloc(n + 1, sizeof(*c));
+	for (n = 0, k = 0; k < nqm; k++) {
 		m = qm[k].m;
 		for (i = 0; i < m->n; i++) {
 			if (isnan(qm[k].approx[i]))
@@ -453,11 +476,8 @@ band_collect(const struct store_query *q, double qnorm, double q1,
 			upper = qm[k].approx[i] + row_err(m, i, q1);
 			if (upper < floor_)
 				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 32;
-				c = xreallocarray(c, cap, sizeof(*c));
-			}
-			c[n++] = (struct cand){ m, i, upper,
+			c[n++] = (struct cand){ m, i, qm[k].mdot *
+			    (double)m->w[i], upper,
 			    qm[k].approx[i] - row_err(m, i, q1), 0, 0 };
 		}
 	}
@@ -465,11 +485,11 @@ band_collect(const struct store_query *q, double qnorm, double q1,
 	for (i = j = 0; i < n; i++)
 		if (!(c[i].upper < floor_))
 			c[j++] = c[i];
-	n = j;
-	if (n > 0)
-		qsort(c, n, sizeof(*c), cand_cmp_upper);
+	if (j > 0)
+		qsort(c, j, sizeof(*c), cand_cmp_upper);
 	*out = c;
-	*nout = n;
+	*nout = j;
+	return n;
 }
 
 /*
@@ -634,8 +654,8 @@ search_snapshot(struct store *st, struct store_cache *cache,
 		q1 += fabs((double)q->vec[i]);
 	q1 = qnorm == 0 ? 0 : q1 / qnorm;
 	scratch_split(cache, qm, nqm);
-	band_collect(q, qnorm, q1, qm, nqm, approx_scores(q, qnorm, q1, qm,
-	    nqm), &c, &nc);
+	cache->band = band_collect(q, qnorm, q1, qm, nqm, approx_scores(q,
+	    qnorm, q1, qm, nqm), &c, &nc);
 	if (nprobe > 0)
 		probe_ranks(qm, nqm, probe, nprobe);
 	if (rescore(st, q, qnorm, c, &nc, err) != 0)
@@ -732,6 +752,12 @@ store_vector_prepare(struct store *st, const struct store_query *q,
 		return 0;
 	pq.limit = 0;
 	return vector_run(st, &pq, NULL, 0, &none, err);
+}
+
+size_t
+store_vector_band(struct store *st)
+{
+	return store_cache_get(st)->band;
 }
 
 void

@@ -12,17 +12,21 @@
  *	per section	strings (store, branches, non-NULL tags, each
  *			NUL-ended), tag counts, then the row arrays c, k, e,
  *			rowid, sig, bid (branch index + 1, 0 = NULL), flags,
- *			r, k2, each starting on a 64-byte boundary
+ *			r, k2, w, and the centre mu (dim floats), each
+ *			starting on a 64-byte boundary
  *
- * Version 1 had no r and k2; it fails the version check like any file
- * this build cannot use, so the next search rebuilds it from the table.
+ * Version 1 had no r and k2, version 2 no w and mu (its rows were copied
+ * about zero); either fails the version check like any file this build
+ * cannot use, so the next search rebuilds it from the table.
  *
  * Invariants:
  *  1. vecfile_parse reads nothing outside the image and accepts only what
  *     vecfile_build can produce: every offset and size is checked with
  *     overflow-safe arithmetic before use, strings end inside their
  *     block, branch indexes and flags are in range, rowids strictly
- *     ascend (the cache binary-searches them), stores are distinct.
+ *     ascend (the cache binary-searches them), stores are distinct, the
+ *     centre and every row's 1 / |b| are finite (the search's bounds
+ *     multiply by them: a NaN there would hide rows).
  *  2. Both checksums cover every byte (the body's is checked first, the
  *     header's covers the body's), so a file changed or cut after it was
  *     written is refused, not half-used: the int8 rows decide which rows
@@ -30,8 +34,10 @@
  *  3. Nothing here decides whether a file is current; the key is only
  *     carried (store_sidecar.c compares it).
  */
-#include "core/store/vecfile.h"
+#include "core/vecfile.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,13 +45,15 @@
 #include "util/xmalloc.h"
 
 #define MAGIC		"thatchVF"
-#define VERSION		2	/* 2: the residual rows r, k2 */
+#define VERSION		3	/* 2: the residual rows; 3: the centre */
 #define BOM		0x01020304u
 #define HEAD_SIZE	64
 #define DESC_SIZE	64
 #define ALIGN		64
 #define TAG_SIZE	16
-#define NARRAYS		9	/* c, k, e, rowid, sig, bid, flags, r, k2 */
+#define NARRAYS		11	/* c, k, e, rowid, sig, bid, flags, r, k2, w,
+				   mu */
+#define MU		(NARRAYS - 1)	/* the one array not per row */
 
 struct head {
 	char		magic[8];
@@ -139,9 +147,10 @@ static bool
 rows_layout(uint64_t rows, uint64_t n, uint64_t dim, uint64_t off[NARRAYS],
     uint64_t *end)
 {
-	/* bytes a row; 0: dim of them (the int8 rows c and r) */
+	/* bytes a row; 0: dim of them (the int8 rows c and r); mu is
+	 * dim floats whatever n */
 	static const uint64_t	width[NARRAYS] = { 0, 4, 4, 8, 8, 4, 1, 0,
-				    4 };
+				    4, 4, 4 };
 	uint64_t		at = rows, bytes;
 	int			i;
 
@@ -149,8 +158,8 @@ rows_layout(uint64_t rows, uint64_t n, uint64_t dim, uint64_t off[NARRAYS],
 		if (i > 0 && !align_ok(at, &at))
 			return false;
 		off[i] = at;
-		if (__builtin_mul_overflow(n, width[i] == 0 ? dim : width[i],
-		    &bytes) || !add_ok(at, bytes, &at))
+		if (__builtin_mul_overflow(i == MU ? dim : n, width[i] == 0 ?
+		    dim : width[i], &bytes) || !add_ok(at, bytes, &at))
 			return false;
 	}
 	*end = at;
@@ -255,6 +264,7 @@ fill_section(unsigned char *img, const struct vecfile_section *sec,
 		    sec->tags[i].tag == NULL, 0 };
 		memcpy(img + d->tags_off + i * TAG_SIZE, &t, TAG_SIZE);
 	}
+	memcpy(img + off[MU], sec->mu, (size_t)dim * sizeof(float));
 	if (n == 0)
 		return;
 	memcpy(img + off[0], sec->c, n * (size_t)dim);
@@ -267,6 +277,7 @@ fill_section(unsigned char *img, const struct vecfile_section *sec,
 		img[off[6] + i] = sec->flags[i] & VECFILE_ARCHIVED;
 	memcpy(img + off[7], sec->r, n * (size_t)dim);
 	memcpy(img + off[8], sec->k2, n * sizeof(float));
+	memcpy(img + off[9], sec->w, n * sizeof(float));
 }
 
 void *
@@ -378,15 +389,20 @@ tag_records(const unsigned char *img, const struct desc *d,
 	return true;
 }
 
+/* Rows as vecfile_build writes them, and a finite centre (invariant 1). */
 static bool
-rows_ok(const struct vecfile_section *s, const uint32_t *bid,
+rows_ok(const struct vecfile_section *s, int dim, const uint32_t *bid,
     uint32_t nbranch)
 {
 	size_t	i;
 
 	for (i = 0; i < s->n; i++)
 		if (bid[i] > nbranch || (s->flags[i] & ~VECFILE_ARCHIVED) ||
-		    (i > 0 && s->rowid[i] <= s->rowid[i - 1]))
+		    (i > 0 && s->rowid[i] <= s->rowid[i - 1]) ||
+		    !(s->w[i] >= 0 && s->w[i] <= FLT_MAX))
+			return false;
+	for (i = 0; i < (size_t)dim; i++)
+		if (!isfinite(s->mu[i]))
 			return false;
 	return true;
 }
@@ -442,8 +458,10 @@ section_ok(const unsigned char *img, size_t size, int dim, size_t i,
 	s->flags = img + off[6];
 	s->r = (const signed char *)img + off[7];
 	s->k2 = (const float *)(const void *)(img + off[8]);
+	s->w = (const float *)(const void *)(img + off[9]);
+	s->mu = (const float *)(const void *)(img + off[MU]);
 	s->nother = d.nother;
-	if (!rows_ok(s, bid, d.nbranch))
+	if (!rows_ok(s, dim, bid, d.nbranch))
 		goto out;
 	s->tags = tags = xcalloc((size_t)d.ntags + 1, sizeof(*tags));
 	s->ntags = d.ntags;

@@ -31,8 +31,10 @@ struct vecfile_tag {
 
 /*
  * One store's rows of the file's dimension, ascending by rowid, as the
- * search cache holds them (store_cache.c): int8 rows c (n x dim), k and
- * e per row, the int8 residual rows r (n x dim) and k2 per row, rowids, BLOB signatures, VECFILE_ARCHIVED flags, branches.
+ * search cache holds them (store_cache.c, core/quant.h): int8 rows c
+ * (n x dim), k and e per row, the int8 residual rows r (n x dim), k2 and
+ * w per row, the centre mu (dim floats, finite), rowids, BLOB
+ * signatures, VECFILE_ARCHIVED flags, branches.
  * nother counts the store's rows of another dimension or none; tags the
  * model tags of its rows of this dimension (for tool_space_notice).
  */
@@ -42,7 +44,8 @@ struct vecfile_section {
 	const signed char	*c;
 	const float		*k, *e;
 	const signed char	*r;
-	const float		*k2;
+	const float		*k2, *w;
+	const float		*mu;
 	const int64_t		*rowid;
 	const uint64_t		*sig;
 	const unsigned char	*flags;
