@@ -178,15 +178,6 @@ void	tool_ctx_release(struct tool_ctx *);
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 
-/*
- * fn(arg, err) while the model loads on a second thread, when it is not
- * loaded yet (a cold process's first search overlaps its lexical ranking
- * with the load); else fn alone. fn must touch neither the model nor
- * ctx's model options. Returns fn's result, or -1 with err when fn
- * succeeded and the load failed; seeding is left to tool_model.
- */
-int	 tool_model_while(struct tool_ctx *, int (*fn)(void *, struct err *),
-	    void *arg, struct err *);
 
 /*
  * One step of warming ctx up before a call needs it (the MCP server's idle
@@ -209,6 +200,18 @@ void	tool_config_read(const struct tool_ctx *, struct config *);
 /* Embed text with the context's model into a new vector of *dim floats. */
 float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);
+
+/*
+ * tool_embed, with fn(arg, err) run beside the model's work so that a
+ * search's other work (its lexical ranking) costs no time of its own:
+ * while the model loads on a second thread (a cold process), or on a
+ * second thread while the loaded model embeds. fn must touch neither the
+ * model nor ctx. Returns the vector, or NULL with err (fn's failure
+ * first, else the model's).
+ */
+float	*tool_embed_while(struct tool_ctx *, const char *, enum embed_kind,
+	    int *dim, int (*fn)(void *, struct err *), void *arg,
+	    struct err *);
 
 /* ---- Generated from a row (tool_schema.c) ------------------------------ */
 

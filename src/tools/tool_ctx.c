@@ -9,9 +9,11 @@
  *     never before the MCP server answers initialize; when every stamp is
  *     current it costs one SELECT and embeds nothing (engines-and-extras
  *     §A9).
- *  3. A model loading on a second thread (tool_model_while) touches no
- *     database and nothing of ctx but its options until it is joined;
- *     the caller's work meanwhile touches neither the model nor them.
+ *  3. Beside a caller's work (tool_embed_while), a model loading on a
+ *     second thread touches no database and nothing of ctx but its
+ *     options until it is joined, and a loaded, seeded model embedding
+ *     touches nothing but itself; the caller's work, on either thread,
+ *     touches neither the model nor ctx.
  */
 #include "tools/tool.h"
 
@@ -126,8 +128,11 @@ model_load_main(void *arg)
 	return NULL;
 }
 
-int
-tool_model_while(struct tool_ctx *ctx, int (*fn)(void *, struct err *),
+/* fn(arg, err) while the model loads on a second thread (fn alone when
+ * it is loaded); fn's result, or -1 with err when fn succeeded and the
+ * load failed. Seeding is left to tool_model. */
+static int
+model_while(struct tool_ctx *ctx, int (*fn)(void *, struct err *),
     void *arg, struct err *err)
 {
 	struct model_load	l = { &ctx->model_opts, NULL, { "" }, -1 };
@@ -196,6 +201,47 @@ tool_embed(struct tool_ctx *ctx, const char *text, enum embed_kind kind,
 	vec = xcalloc((size_t)*dim, sizeof(*vec));
 	if (model_embed(m, text, strlen(text), kind, vec, err) != 0) {
 		free(vec);
+		return NULL;
+	}
+	return vec;
+}
+
+/* A caller's work on a second thread while the model embeds. */
+struct side_job {
+	int		(*fn)(void *, struct err *);
+	void		*arg;
+	struct err	 err;
+	int		 rc;
+};
+
+static void *
+side_job_main(void *arg)
+{
+	struct side_job	*j = arg;
+
+	j->rc = j->fn(j->arg, &j->err);
+	return NULL;
+}
+
+float *
+tool_embed_while(struct tool_ctx *ctx, const char *text,
+    enum embed_kind kind, int *dim, int (*fn)(void *, struct err *),
+    void *arg, struct err *err)
+{
+	struct side_job	 j = { fn, arg, { "" }, 0 };
+	pthread_t	 tid;
+	float		*vec;
+
+	/* cold, or seeding still to run (it writes the store): fn first */
+	if (ctx->model == NULL || !ctx->seeded ||
+	    pthread_create(&tid, NULL, side_job_main, &j) != 0)
+		return model_while(ctx, fn, arg, err) != 0 ? NULL :
+		    tool_embed(ctx, text, kind, dim, err);
+	vec = tool_embed(ctx, text, kind, dim, err);
+	pthread_join(tid, NULL);
+	if (j.rc != 0) {
+		free(vec);
+		*err = j.err;
 		return NULL;
 	}
 	return vec;

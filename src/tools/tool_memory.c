@@ -281,7 +281,8 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 	free(into);
 }
 
-/* The lexical ranking of a search, made while the model loads. */
+/* What a search does beside the model's work (tool_embed_while): its
+ * lexical ranking, and in a cold process the vector file's mapping. */
 struct lexical_job {
 	struct store			*st;
 	const struct store_query	*q;
@@ -292,8 +293,14 @@ static int
 lexical_job_run(void *arg, struct err *err)
 {
 	struct lexical_job	*j = arg;
+	struct err		 ignored;
 
-	return store_lexical_rank(j->st, j->q, &j->l, err);
+	if (store_lexical_rank(j->st, j->q, &j->l, err) != 0)
+		return -1;
+	if (store_search_preload(j->st, &ignored) != 0)
+		log_debug("search:recall", "vector file not preloaded: %s",
+		    ignored.msg);
+	return 0;
 }
 
 int
@@ -307,9 +314,9 @@ tool_memory_search(struct tool_ctx *ctx, const char *query,
 
 	q->text = query;
 	q->vec = NULL;
-	/* a cold process: the ranking needs no vector, the load no store */
-	if (tool_model_while(ctx, lexical_job_run, &job, err) != 0 ||
-	    (vec = tool_embed(ctx, query, EMBED_QUERY, &dim, err)) == NULL)
+	/* the ranking needs no vector, the model no store */
+	if ((vec = tool_embed_while(ctx, query, EMBED_QUERY, &dim,
+	    lexical_job_run, &job, err)) == NULL)
 		goto out;
 	q->vec = vec;
 	q->dim = dim;

@@ -161,6 +161,10 @@ brute(const char *db, const float *q, int dim, const char *branch,
 	return n;
 }
 
+/* Whether check_cold maps the file first, as a process does while its
+ * model loads (store_search_preload). */
+static bool	preload;
+
 /* A cold vector search of p and g (a new connection) equals brute(). */
 static void
 check_cold(const char *db, const float *q, int dim, const char *branch)
@@ -175,6 +179,8 @@ check_cold(const char *db, const float *q, int dim, const char *branch)
 	struct err		 err = { "" };
 	size_t			 n = brute(db, q, dim, branch, want), i;
 
+	if (preload)
+		CHECK_INT(store_search_preload(st, &err), 0);
 	CHECK_INT(store_search(st, &sq, &h, &err), 0);
 	CHECK_INT(h.n, n);
 	for (i = 0; i < n && i < h.n; i++) {
@@ -422,6 +428,37 @@ foreign_writes_make_the_file_stale(void)
 	free(db);
 }
 
+/*
+ * A cold process maps the file while its model loads, before it knows the
+ * query's dimension: the search that follows reads what it would have
+ * read, uses a current file as it is, and still refreshes a stale one
+ * from the table and saves it for the next process.
+ */
+static void
+a_preloaded_file_serves_the_search(void)
+{
+	char	*db = db_path("preload"), *vf = file_of(db);
+	ino_t	 ino;
+
+	seed(db);
+	preload = true;
+	check_queries(db);		/* no file: the first search makes it */
+	ino = inode_of(vf);
+	CHECK(ino != 0);
+	check_queries(db);
+	CHECK_INT(inode_of(vf), ino);	/* used, not rebuilt */
+	raw(db, "UPDATE entries SET archived = 1 WHERE slug IN ('m7', 'm9')");
+	raw(db, "DELETE FROM entries WHERE slug = 'm2'");
+	check_queries(db);		/* stale: refreshed, exact, saved */
+	CHECK(inode_of(vf) != ino);
+	ino = inode_of(vf);
+	check_queries(db);
+	CHECK_INT(inode_of(vf), ino);
+	preload = false;
+	free(vf);
+	free(db);
+}
+
 /* A recall stamp (and any write that moves no cached column) keeps it. */
 static void
 a_recall_stamp_keeps_the_file(void)
@@ -656,6 +693,7 @@ CHECK_MAIN(
 	TEST(big_matrices_are_copied_out_of_the_mapping),
 	TEST(foreign_writes_make_the_file_stale),
 	TEST(a_recall_stamp_keeps_the_file),
+	TEST(a_preloaded_file_serves_the_search),
 	TEST(a_damaged_file_is_ignored_and_rebuilt),
 	TEST(a_file_cut_under_a_mapping_is_dropped),
 	TEST(another_dimension_rebuilds_the_file),

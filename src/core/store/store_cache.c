@@ -469,9 +469,10 @@ borrow(struct store_cache *c, int dim, struct vecfile_section *s)
 	return m;
 }
 
-/* Borrow matrices of dim from the vector file: as they are when its key
- * is txn_key, pending a refresh when it is older; nothing when there is
- * no file, or it does not parse or is of another dimension. */
+/* Borrow matrices of dim (0: the file's) from the vector file: as they
+ * are when its key is txn_key, pending a refresh when it is older;
+ * nothing when there is no file, or it does not parse or is of another
+ * dimension. */
 static void
 file_load(struct store *st, struct store_cache *c, int dim)
 {
@@ -484,7 +485,7 @@ file_load(struct store *st, struct store_cache *c, int dim)
 	    &current) != 0)
 		return;
 	for (i = 0; i < vf.nsec; i++)
-		borrow(c, dim, &vf.sec[i])->pending = !current;
+		borrow(c, vf.dim, &vf.sec[i])->pending = !current;
 	if (current) {
 		c->key = vf.key;
 		c->key_ok = true;
@@ -538,19 +539,35 @@ store_cache_save(struct store *st, int dim)
 /* ---- What a search reads ------------------------------------------------- */
 
 int
+store_cache_preload(struct store *st, struct err *err)
+{
+	struct store_cache	*c = store_cache_get(st);
+
+	if (c->file_tried || c->mats != NULL)
+		return 0;
+	if (cache_validate(st, c, err) != 0)
+		return -1;
+	c->file_tried = true;
+	if (c->txn_key_ok)
+		file_load(st, c, 0);
+	return 0;
+}
+
+int
 store_cache_mats(struct store *st, const struct store_query *q,
     struct store_mat **mats, size_t *nout, struct err *err)
 {
 	struct store_cache	*c = cache_of(st);
 	struct store_mat	*m;
 	size_t			 i, j, n = 0;
-	bool			 cold = false, pending = false;
+	bool			 cold = !c->searched, pending = false;
 
 	*nout = 0;
 	if (cache_validate(st, c, err) != 0)
 		return -1;
+	c->searched = true;
 	if (!c->file_tried && c->mats == NULL) {
-		cold = c->file_tried = true;
+		c->file_tried = true;
 		if (c->txn_key_ok)
 			file_load(st, c, q->dim);
 	}

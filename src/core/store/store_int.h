@@ -111,8 +111,8 @@ int	 store_sidecar_key(struct store *, struct vecfile_key *);
 
 /*
  * Map the vector file into *map and parse it into *vf (whose sections
- * point into the mapping): 0 when it is whole and of dim, *current set
- * when its key is want; else -1 with nothing mapped (no file, or a
+ * point into the mapping): 0 when it is whole and of dim (0: of any),
+ * *current set when its key is want; else -1 with nothing mapped (no file, or a
  * damaged one). Release vf with vecfile_release, map with
  * store_sidecar_unmap once nothing borrows from it.
  */
@@ -194,6 +194,7 @@ struct store_cache {
 	bool			 txn_key_read, txn_key_ok, key_ok;
 	/* the vector file */
 	bool			 file_tried;	/* looked for once */
+	bool			 searched;	/* by store_cache_mats */
 	bool			 file_save;	/* save after this search */
 	struct store_map	 map;		/* the matrices borrow from */
 };
@@ -255,6 +256,11 @@ int	 store_cache_mats(struct store *, const struct store_query *q,
 
 /* Empty the cache and drop its mapping (a vector file cut under it). */
 void	 store_cache_drop(struct store_cache *);
+
+/* A cold cache (no matrix, no file looked for): the vector file's
+ * matrices, of whatever dimension it holds, mapped as store_cache_mats
+ * would map them, in the caller's read transaction. 0 or -1. */
+int	 store_cache_preload(struct store *, struct err *);
 
 /* Write the matrices of dim with exact stats to the vector file, at the
  * key they were made exact at (after a cold search, c->file_save). */

@@ -464,10 +464,10 @@ band_collect(const struct store_query *q, double qnorm, double q1,
 	struct store_mat *m;
 	double		 upper;
 
-	/* room for every row: only the band's pages are ever touched */
+	/* room for every row, not cleared: only the band's is written */
 	for (k = 0; k < nqm; k++)
 		n += qm[k].m->n;
-	c = xcalloc(n + 1, sizeof(*c));
+	c = xreallocarray(NULL, n + 1, sizeof(*c));
 	for (n = 0, k = 0; k < nqm; k++) {
 		m = qm[k].m;
 		for (i = 0; i < m->n; i++) {
@@ -752,6 +752,29 @@ store_vector_prepare(struct store *st, const struct store_query *q,
 		return 0;
 	pq.limit = 0;
 	return vector_run(st, &pq, NULL, 0, &none, err);
+}
+
+int
+store_search_preload(struct store *st, struct err *err)
+{
+	struct store_cache	*c = store_cache_get(st);
+	bool			 began = false;
+	int			 rc;
+
+	if (c->file_tried || c->mats != NULL)
+		return 0;
+	if (sqlite3_get_autocommit(st->db)) {
+		if (store_exec(st, "BEGIN", err) != 0)
+			return -1;
+		began = true;
+	}
+	rc = store_cache_preload(st, err);
+	if (began) {
+		if (rc == 0 && store_exec(st, "COMMIT", err) != 0)
+			rc = -1;
+		store_rollback(st);
+	}
+	return rc;
 }
 
 size_t

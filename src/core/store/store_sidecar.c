@@ -230,7 +230,7 @@ store_sidecar_read(struct store *st, int dim, const struct vecfile_key *want,
 	if (path == NULL || map_file(path, map) != 0)
 		goto out;
 	if (vecfile_parse(map->p, map->len, vf) != 0 ||
-	    !mapguard_intact(map->guard) || vf->dim != dim) {
+	    !mapguard_intact(map->guard) || (dim != 0 && vf->dim != dim)) {
 		log_debug("store:vecfile", "'%s' is damaged or of another "
 		    "dimension: the search reads the table and rebuilds it",
 		    path);
