@@ -69,7 +69,7 @@ near(float *v, const float *centre, double w)
 struct corpus {
 	char	 name[32];
 	float	*vec;		/* n x DIM */
-	size_t	 n;
+	size_t	 n, cap;
 	float	 centre[8][DIM];
 	int	 ncentre;
 	double	 w;
@@ -88,7 +88,10 @@ corpus_put(struct store *st, struct corpus *cp, const float *v)
 				    .dim = DIM, .model = "tag",
 				    .now = "2026-12-06T10:00:00.000Z" };
 
-	cp->vec = xreallocarray(cp->vec, cp->n + 1, DIM * sizeof(float));
+	if (cp->n == cp->cap) {		/* doubling: ASan reallocs copy */
+		cp->cap = cp->cap ? 2 * cp->cap : 1024;
+		cp->vec = xreallocarray(cp->vec, cp->cap, DIM * sizeof(float));
+	}
 	memmove(cp->vec + cp->n * DIM, v, DIM * sizeof(float));
 	snprintf(slug, sizeof(slug), "m%zu", cp->n++);
 	w.slug = w.label = slug;
@@ -115,7 +118,7 @@ corpus_make(struct corpus *cp, const char *name, size_t n, bool dense,
 	float		 v[DIM];
 
 	snprintf(cp->name, sizeof(cp->name), "%s", name);
-	cp->n = 0;
+	cp->n = cp->cap = 0;
 	cp->vec = NULL;
 	cp->ncentre = dense && !drift ? 1 : 8;
 	cp->w = dense ? 0.3 : 1.5;
