@@ -144,7 +144,7 @@ struct mat_tag {
  * about the matrix's centre mu (core/quant.h). A borrowed matrix's
  * arrays c, k, e, r, k2, w, mu, rowid, sig, flags and its branch strings
  * lie in the vector file's read-only mapping (branch, the array of
- * pointers, is owned); mat_own copies them before any change.
+ * pointers, is owned); store_mat_own copies them before any change.
  */
 struct store_mat {
 	char			*store;		/* owned */
