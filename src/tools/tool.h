@@ -178,7 +178,6 @@ void	tool_ctx_release(struct tool_ctx *);
  */
 struct model *tool_model(struct tool_ctx *, struct err *);
 
-
 /*
  * One step of warming ctx up before a call needs it (the MCP server's idle
  * time). Step 0 loads the model from disk, never downloading, and seeds
@@ -202,12 +201,12 @@ float	*tool_embed(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, struct err *);
 
 /*
- * tool_embed, with fn(arg, err) run beside the model's work so that a
- * search's other work (its lexical ranking) costs no time of its own:
- * while the model loads on a second thread (a cold process), or on a
- * second thread while the loaded model embeds. fn must touch neither the
- * model nor ctx. Returns the vector, or NULL with err (fn's failure
- * first, else the model's).
+ * tool_embed, with fn(arg, err) run on a second thread beside the model's
+ * work (its load in a cold process, its embedding) so that a search's
+ * other work (its lexical ranking) costs no time of its own; seeding,
+ * which writes the store, waits for fn. fn must touch neither the model
+ * nor ctx. Returns the vector, or NULL with err (fn's failure first, else
+ * the model's).
  */
 float	*tool_embed_while(struct tool_ctx *, const char *, enum embed_kind,
 	    int *dim, int (*fn)(void *, struct err *), void *arg,

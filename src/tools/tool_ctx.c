@@ -9,11 +9,10 @@
  *     never before the MCP server answers initialize; when every stamp is
  *     current it costs one SELECT and embeds nothing (engines-and-extras
  *     §A9).
- *  3. Beside a caller's work (tool_embed_while), a model loading on a
- *     second thread touches no database and nothing of ctx but its
- *     options until it is joined, and a loaded, seeded model embedding
- *     touches nothing but itself; the caller's work, on either thread,
- *     touches neither the model nor ctx.
+ *  3. Beside a caller's work on a second thread (tool_embed_while), the
+ *     model is only loaded or, once seeded, asked to embed: neither
+ *     touches the store; seeding waits until that work is joined. The
+ *     caller's work touches neither the model nor ctx.
  */
 #include "tools/tool.h"
 
@@ -94,67 +93,31 @@ seed(struct tool_ctx *ctx)
 	ctx->seeded = true;
 }
 
+/* The model, loaded if it is not: touches no store (invariant 3); a
+ * failure is not remembered (invariant 1). 0 or -1 with err. */
+static int
+model_load(struct tool_ctx *ctx, struct err *err)
+{
+	if (ctx->model != NULL)
+		return 0;
+	if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
+		log_debug("model:load", "failed: %s", err->msg);
+		ctx->model = NULL;
+		return -1;
+	}
+	log_debug("model:load", "loaded, %d dimensions",
+	    model_dim(ctx->model));
+	return 0;
+}
+
 struct model *
 tool_model(struct tool_ctx *ctx, struct err *err)
 {
-	if (ctx->model == NULL) {
-		if (model_open(&ctx->model_opts, &ctx->model, err) != 0) {
-			log_debug("model:load", "failed: %s", err->msg);
-			ctx->model = NULL;
-			return NULL;
-		}
-		log_debug("model:load", "loaded, %d dimensions",
-		    model_dim(ctx->model));
-	}
+	if (model_load(ctx, err) != 0)
+		return NULL;
 	if (!ctx->seeded)
 		seed(ctx);	/* engines-and-extras §A9, after load */
 	return ctx->model;
-}
-
-/* A model loading on another thread (invariant 3). */
-struct model_load {
-	const struct model_opts	*opts;
-	struct model		*model;
-	struct err		 err;
-	int			 rc;
-};
-
-static void *
-model_load_main(void *arg)
-{
-	struct model_load	*l = arg;
-
-	l->rc = model_open(l->opts, &l->model, &l->err);
-	return NULL;
-}
-
-/* fn(arg, err) while the model loads on a second thread (fn alone when
- * it is loaded); fn's result, or -1 with err when fn succeeded and the
- * load failed. Seeding is left to tool_model. */
-static int
-model_while(struct tool_ctx *ctx, int (*fn)(void *, struct err *),
-    void *arg, struct err *err)
-{
-	struct model_load	l = { &ctx->model_opts, NULL, { "" }, -1 };
-	pthread_t		tid;
-	int			rc;
-
-	if (ctx->model != NULL ||
-	    pthread_create(&tid, NULL, model_load_main, &l) != 0)
-		return fn(arg, err);
-	rc = fn(arg, err);
-	pthread_join(tid, NULL);
-	if (l.rc != 0) {
-		/* invariant 1: not remembered; the next call loads again */
-		log_debug("model:load", "failed: %s", l.err.msg);
-		if (rc == 0)
-			*err = l.err;
-		return -1;
-	}
-	ctx->model = l.model;
-	log_debug("model:load", "loaded beside other work, %d dimensions",
-	    model_dim(ctx->model));
-	return rc;
 }
 
 int
@@ -206,7 +169,7 @@ tool_embed(struct tool_ctx *ctx, const char *text, enum embed_kind kind,
 	return vec;
 }
 
-/* A caller's work on a second thread while the model embeds. */
+/* A caller's work on a second thread while the model loads or embeds. */
 struct side_job {
 	int		(*fn)(void *, struct err *);
 	void		*arg;
@@ -229,20 +192,27 @@ tool_embed_while(struct tool_ctx *ctx, const char *text,
     void *arg, struct err *err)
 {
 	struct side_job	 j = { fn, arg, { "" }, 0 };
+	struct err	 merr = { "" };
 	pthread_t	 tid;
-	float		*vec;
+	float		*vec = NULL;
+	bool		 beside;
 
-	/* cold, or seeding still to run (it writes the store): fn first */
-	if (ctx->model == NULL || !ctx->seeded ||
-	    pthread_create(&tid, NULL, side_job_main, &j) != 0)
-		return model_while(ctx, fn, arg, err) != 0 ? NULL :
-		    tool_embed(ctx, text, kind, dim, err);
-	vec = tool_embed(ctx, text, kind, dim, err);
-	pthread_join(tid, NULL);
+	if (!(beside = pthread_create(&tid, NULL, side_job_main, &j) == 0))
+		side_job_main(&j);
+	/* meanwhile, the model's work that touches no store (invariant 3):
+	 * its load, and its embedding once seeding has run */
+	if (model_load(ctx, &merr) == 0 && ctx->seeded)
+		vec = tool_embed(ctx, text, kind, dim, &merr);
+	if (beside)
+		pthread_join(tid, NULL);
 	if (j.rc != 0) {
 		free(vec);
 		*err = j.err;
 		return NULL;
 	}
+	if (vec == NULL && ctx->model != NULL && !ctx->seeded)
+		return tool_embed(ctx, text, kind, dim, err);	/* seeds */
+	if (vec == NULL)
+		*err = merr;
 	return vec;
 }
