@@ -36,18 +36,14 @@
  */
 #include "core/store/store.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-#include "core/quant.h"
 #include "core/store/store_int.h"
 #include "core/vector.h"
 #include "util/err.h"
 #include "util/log.h"
-#include "util/os/plat.h"
 #include "util/xmalloc.h"
 
 /* ---- The cache, attached to the connection ------------------------------- */

@@ -15,7 +15,6 @@
  */
 #include "core/store/store.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
