@@ -19,27 +19,16 @@
 #include "core/vector.h"
 #include "util/xmalloc.h"
 
-/* The largest |x_j - y_j * f| over j (y NULL: of x_j alone). */
-static double
-max_gap(const double *x, const signed char *y, double f, int dim)
-{
-	double	mx = 0, g;
-	int	j;
-
-	for (j = 0; j < dim; j++) {
-		g = fabs(x[j] - (y != NULL ? f * y[j] : 0));
-		mx = g > mx ? g : mx;
-	}
-	return mx;
-}
-
 /* c_j = round(x_j / s) for s = max|x_j| / 127; returns s. */
 static double
 copy_int8(const double *x, int dim, signed char *c)
 {
-	double	s = max_gap(x, NULL, 0, dim) / 127;
+	double	mx = 0, s;
 	int	j;
 
+	for (j = 0; j < dim; j++)
+		mx = fabs(x[j]) > mx ? fabs(x[j]) : mx;
+	s = mx / 127;
 	for (j = 0; j < dim; j++)
 		c[j] = (signed char)(s == 0 ? 0 : lrint(x[j] / s));
 	return s;
@@ -49,21 +38,22 @@ void
 quant_row(const float *b, const float *mu, int dim, signed char *c,
     signed char *r, struct quant_row *out)
 {
-	double	*d = xcalloc((size_t)dim, sizeof(double));
+	double	*d;
 	double	 norm = vector_norm(b, dim), s, s2;
 	int	 j;
 
-	for (j = 0; j < dim; j++)
-		d[j] = (double)b[j] - (double)mu[j];
-	if (!isfinite(norm) || !isfinite(max_gap(d, NULL, 0, dim)) ||
-	    norm == 0) {
+	/* a finite norm means finite components (squares of floats cannot
+	 * overflow a double), and the centre is finite */
+	if (!isfinite(norm) || norm == 0) {
 		memset(c, 0, (size_t)dim);
 		memset(r, 0, (size_t)dim);
 		out->k = out->w = 0;
 		out->e = out->k2 = norm == 0 ? 0 : INFINITY;
-		free(d);
 		return;
 	}
+	d = xreallocarray(NULL, (size_t)dim, sizeof(double));
+	for (j = 0; j < dim; j++)
+		d[j] = (double)b[j] - (double)mu[j];
 	s = copy_int8(d, dim, c);
 	for (j = 0; j < dim; j++)
 		d[j] -= s * c[j];

@@ -33,7 +33,8 @@ struct quant_row {
  * round(d_j / s) for d_j = b_j - mu_j and s = max|d_j| / 127, then r_j =
  * round(t_j / s2) for t_j = d_j - s c_j and s2 = max|t_j| / 127, all in
  * double, so |b_j - mu_j - s c_j - s2 r_j| <= s2 / 2 (and <= s / 2
- * without r).
+ * without r). mu must be finite (quant_centre's always is; a vector
+ * file's is checked when it is parsed).
  */
 void	quant_row(const float *b, const float *mu, int dim, signed char *c,
 	    signed char *r, struct quant_row *out);
