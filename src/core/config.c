@@ -148,41 +148,51 @@ load_chat(const json_t *sec, struct config *c, struct sbuf *why)
 	return 0;
 }
 
-/* The recall section: {limit, cut}, integers within their bounds. */
+/* The recall section's integers, each within its bounds; 0 is unset. */
+static const struct {
+	const char	*name;
+	size_t		 off;
+	int		 min, max;
+} recall_fields[] = {
+	{ "limit", offsetof(struct config_recall, limit),
+	  CONFIG_RECALL_LIMIT_MIN, CONFIG_RECALL_LIMIT_MAX },
+	{ "cut", offsetof(struct config_recall, cut),
+	  CONFIG_RECALL_CUT_MIN, CONFIG_RECALL_CUT_MAX },
+	{ "budget", offsetof(struct config_recall, budget),
+	  CONFIG_RECALL_BUDGET_MIN, CONFIG_RECALL_BUDGET_MAX },
+};
+#define NRECALL_FIELDS	(sizeof(recall_fields) / sizeof(recall_fields[0]))
+
+static int
+recall_value(const struct config_recall *r, size_t i)
+{
+	return *(const int *)((const char *)r + recall_fields[i].off);
+}
+
 static int
 load_recall(const json_t *sec, struct config *c, struct sbuf *why)
 {
-	static const struct {
-		const char	*name;
-		size_t		 off;
-		int		 min, max;
-	} fields[] = {
-		{ "limit", offsetof(struct config_recall, limit),
-		  CONFIG_RECALL_LIMIT_MIN, CONFIG_RECALL_LIMIT_MAX },
-		{ "cut", offsetof(struct config_recall, cut),
-		  CONFIG_RECALL_CUT_MIN, CONFIG_RECALL_CUT_MAX },
-	};
 	const char	*field;
 	json_t		*v;
 	size_t		 i;
 
 	json_object_foreach((json_t *)sec, field, v) {
-		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-			if (strcmp(fields[i].name, field) == 0)
+		for (i = 0; i < NRECALL_FIELDS; i++)
+			if (strcmp(recall_fields[i].name, field) == 0)
 				break;
-		if (i == sizeof(fields) / sizeof(fields[0])) {
+		if (i == NRECALL_FIELDS) {
 			sbuf_addf(why, "unknown key \"recall.%s\"", field);
 			return -1;
 		}
 		if (!json_is_integer(v) ||
-		    json_integer_value(v) < fields[i].min ||
-		    json_integer_value(v) > fields[i].max) {
+		    json_integer_value(v) < recall_fields[i].min ||
+		    json_integer_value(v) > recall_fields[i].max) {
 			sbuf_addf(why, "\"recall.%s\" is not a whole number "
-			    "from %d to %d", field, fields[i].min,
-			    fields[i].max);
+			    "from %d to %d", field, recall_fields[i].min,
+			    recall_fields[i].max);
 			return -1;
 		}
-		*(int *)((char *)&c->recall + fields[i].off) =
+		*(int *)((char *)&c->recall + recall_fields[i].off) =
 		    (int)json_integer_value(v);
 	}
 	return 0;
@@ -266,6 +276,7 @@ to_json(const struct config *c)
 	const char *const	*f;
 	json_t			*root = json_object(), *sec = json_object();
 	char			**slot;
+	size_t			 i;
 
 	for (f = config_notification_fields; *f != NULL; f++) {
 		slot = config_field((struct config *)c, *f);
@@ -277,16 +288,15 @@ to_json(const struct config *c)
 	if (c->chat.set)
 		json_object_set_new(root, "chat", json_pack("{s:b}",
 		    "enabled", c->chat.enabled));
-	if (c->recall.limit > 0 || c->recall.cut > 0) {
-		sec = json_object();
-		if (c->recall.limit > 0)
-			json_object_set_new(sec, "limit",
-			    json_integer(c->recall.limit));
-		if (c->recall.cut > 0)
-			json_object_set_new(sec, "cut",
-			    json_integer(c->recall.cut));
+	sec = json_object();
+	for (i = 0; i < NRECALL_FIELDS; i++)
+		if (recall_value(&c->recall, i) > 0)
+			json_object_set_new(sec, recall_fields[i].name,
+			    json_integer(recall_value(&c->recall, i)));
+	if (json_object_size(sec) > 0)
 		json_object_set_new(root, "recall", sec);
-	}
+	else
+		json_decref(sec);
 	return root;
 }
 

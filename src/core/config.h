@@ -19,10 +19,10 @@ struct config_notifications {
 };
 
 /*
- * chat {enabled} and recall {limit, cut} (issue 27) hold a boolean and
- * integers. Zero and false-with-set-false are unset: the built-in
- * behaviour (chat tools not offered over MCP; recall's limit 10 and cut
- * 1,500 bytes).
+ * chat {enabled} and recall {limit, cut, budget} (issue 27) hold a
+ * boolean and integers. Zero and false-with-set-false are unset: the
+ * built-in behaviour (chat tools not offered over MCP; recall's limit
+ * 10, cut 1,500 bytes and budget 4,000).
  */
 struct config_chat {
 	bool	set, enabled;
@@ -31,12 +31,15 @@ struct config_chat {
 struct config_recall {
 	int	limit;		/* CONFIG_RECALL_LIMIT_MIN..MAX, or 0 */
 	int	cut;		/* CONFIG_RECALL_CUT_MIN..MAX bytes, or 0 */
+	int	budget;		/* CONFIG_RECALL_BUDGET_MIN..MAX bytes, or 0 */
 };
 
 #define CONFIG_RECALL_LIMIT_MIN	1
 #define CONFIG_RECALL_LIMIT_MAX	20
 #define CONFIG_RECALL_CUT_MIN	200
 #define CONFIG_RECALL_CUT_MAX	16000
+#define CONFIG_RECALL_BUDGET_MIN	1000
+#define CONFIG_RECALL_BUDGET_MAX	16000
 
 struct config {
 	struct config_notifications	notifications;

@@ -242,17 +242,47 @@ add_recall_hit(struct store *st, struct sbuf *out, const struct store_hit *h,
 }
 
 /*
+ * How many bytes each shown hit's content may take (tool_cut_share): the
+ * hits folded into a better one show none. Indexed like hits.
+ */
+static size_t *
+recall_shares(const struct store_hits *hits, const size_t *into,
+    const struct config_recall *cfg)
+{
+	size_t	*len = xcalloc(hits->n, sizeof(*len));
+	size_t	*share = xcalloc(hits->n, sizeof(*share));
+	size_t	*max = xcalloc(hits->n, sizeof(*max));
+	size_t	 i, n = 0;
+
+	for (i = 0; i < hits->n; i++)
+		if (into[i] == TOOL_FOLD_NONE)
+			len[n++] = hits->v[i].e.content != NULL ?
+			    strlen(hits->v[i].e.content) : 0;
+	tool_cut_share(len, n, cfg->cut > 0 ? (size_t)cfg->cut :
+	    TOOL_RECALL_CUT, cfg->budget > 0 ? (size_t)cfg->budget :
+	    TOOL_RECALL_BUDGET, share);
+	for (i = 0, n = 0; i < hits->n; i++)
+		if (into[i] == TOOL_FOLD_NONE)
+			max[i] = share[n++];
+	free(share);
+	free(len);
+	return max;
+}
+
+/*
  * The hits, best first, each near-duplicate of a better one folded into a
- * line under it (tool_fold.c). Without the hits' vectors nothing is
- * folded: the recall itself must not fail for it.
+ * line under it (tool_fold.c), their contents within the recall's budget.
+ * Without the hits' vectors nothing is folded: the recall itself must not
+ * fail for it.
  */
 static void
 add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
-    struct sbuf *out, size_t cut)
+    struct sbuf *out, const struct config_recall *cfg)
 {
 	struct anchor_check	*ck;
 	struct err		 err;
 	size_t			*into = xcalloc(hits->n, sizeof(*into)), i, k;
+	size_t			*max;
 	bool			 first = true;
 
 	for (i = 0; i < hits->n; i++)
@@ -265,6 +295,7 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 		else
 			log_debug("search:fold", "%s", err.msg);
 	}
+	max = recall_shares(hits, into, cfg);
 	ck = anchor_check_open(ctx->store, ctx->paths->project_dir);
 	for (i = 0; i < hits->n; i++) {
 		if (into[i] != TOOL_FOLD_NONE)
@@ -272,12 +303,13 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 		if (!first)
 			sbuf_adds(out, "\n\n-----\n\n");
 		first = false;
-		add_recall_hit(ctx->store, out, &hits->v[i], ck, cut);
+		add_recall_hit(ctx->store, out, &hits->v[i], ck, max[i]);
 		for (k = i + 1; k < hits->n; k++)
 			if (into[k] == i)
 				tool_fold_line(out, &hits->v[k]);
 	}
 	anchor_check_close(ck);
+	free(max);
 	free(into);
 }
 
@@ -400,7 +432,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct config		 cfg;
 	int			 rc = -1, found;
 
-	/* config.json's recall {limit, cut}; an argument still wins */
+	/* config.json's recall {limit, cut, budget}; an argument still wins */
 	tool_config_read(ctx, &cfg);
 	memset(&q, 0, sizeof(q));
 	q.stores = stores;
@@ -429,8 +461,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	if (hits.n == 0)
 		sbuf_adds(out, "No matching memories found.");
 	else
-		add_recall_hits(ctx, &hits, out, cfg.recall.cut > 0 ?
-		    (size_t)cfg.recall.cut : TOOL_RECALL_CUT);
+		add_recall_hits(ctx, &hits, out, &cfg.recall);
 	if (found == 1)
 		sbuf_addf(out, "\n\n[thatch] %s", err->msg);
 	sbuf_init(&notice);

@@ -9,6 +9,9 @@
 . "$(dirname "$0")/lib.sh"
 
 mkdir proj && cd proj || exit 1		# not a repository: the store is "proj"
+# Each vector is 128 hex digits of a hash of its row, read as 32 floats:
+# another model's vectors, of the fixture model's dimension, the same on
+# every run (random ones made the recall, and so the budget, a lottery).
 db=$THATCH_DB_PATH
 thatch list >/dev/null 2>&1		# the schema
 sqlite3 -cmd ".timeout 10000" "$db" "INSERT OR IGNORE INTO stores(name) VALUES ('proj');
@@ -17,7 +20,9 @@ INSERT INTO entries (slug, store, label, content, embedding, model, branch, upda
 SELECT 'm' || i, 'proj', 'auth: how src/auth/mod' || (i % 97) || '.ts handles case ' || i,
     '# case ' || i || char(10) || char(10) || 'The session token retry in case ' || i ||
     ' goes through the auth layer. ' || printf('%.' || (i % 4000) || 'c', 'x'),
-    randomblob(128), 'other', CASE WHEN i % 10 = 0 THEN 'feat/x' END,
+    CAST(printf('$(printf '%%08x%.0s' $(seq 16))'$(for k in $(seq 16); do
+	printf ', (i + %d) * 2654435761 %% 4294967291' $((7919 * k)); done)) AS BLOB),
+    'other', CASE WHEN i % 10 = 0 THEN 'feat/x' END,
     printf('2026-01-%02dT00:00:%02dZ', 1 + i % 28, i % 60) FROM c"
 expect_eq "10,000 memories" 10000 "$(sqlite3 -cmd ".timeout 10000" "$db" "SELECT count(*) FROM entries WHERE store = 'proj'")"
 
@@ -139,7 +144,17 @@ few=$(call memory_recall '{"query":"session token retry auth"}')
 expect_eq "and recall.limit returns 2 memories" 2 "$(grep -c '^\[store:\|^also: ' <<<"$few")"
 many=$(call memory_recall '{"query":"session token retry auth","limit":4}')
 expect_eq "an explicit limit still wins" 4 "$(grep -c '^\[store:\|^also: ' <<<"$many")"
+printf '{"recall": {"budget": 1000}}\n' >"$(dirname "$db")/config.json"
+small=$(call memory_recall '{"query":"session token retry auth"}')
+expect_eq "config.json's recall.budget shares fewer bytes" 1 \
+    "$([ $((${#recall} - ${#small})) -ge 2000 ] && echo 1)"
+expect_eq "and still shows every memory" 10 "$(grep -c '^\[store:\|^also: ' <<<"$small")"
 rm "$(dirname "$db")/config.json"
+# the contents of one recall share a budget (4,000 bytes): twenty long
+# memories cost what ten do, the best ones cut least
+twenty=$(call memory_recall '{"query":"session token retry auth","limit":20}')
+expect_eq "twenty memories recalled" 20 "$(grep -c '^\[store:\|^also: ' <<<"$twenty")"
+under "and they share the recall's budget" 2000 "$twenty"
 full=$(call memory_show '{"label":"Zebra notes","store":"global"}')
 expect_contains "memory_show gives it whole" "$full" "${long% }"
 

@@ -91,6 +91,8 @@ invalid_files_are_ignored_whole(void)
 		{ "{\"recall\":{\"limit\":21}}",
 		  "\"recall.limit\" is not a whole number from 1 to 20" },
 		{ "{\"recall\":{\"cut\":1.5}}", "\"recall.cut\" is not" },
+		{ "{\"recall\":{\"budget\":999}}",
+		  "\"recall.budget\" is not a whole number from 1000 to 16000" },
 		{ "{\"notifications\":{\"voice\":\"a\"},\"recall\":{\"x\":1}}",
 		  "unknown key \"recall.x\"" },
 	};
@@ -153,7 +155,8 @@ chat_and_recall_sections(void)
 	struct sbuf		 text = SBUF_INIT;
 	struct err		 err;
 	char			*path = fresh("sections", "{\"chat\":{\"enabled\":"
-				    "true},\"recall\":{\"limit\":5,\"cut\":400}}"),
+				    "true},\"recall\":{\"limit\":5,\"cut\":400,"
+				    "\"budget\":2500}}"),
 				*w;
 
 	load("sections", NULL, &c, &w);
@@ -161,6 +164,7 @@ chat_and_recall_sections(void)
 	CHECK(c.chat.set && c.chat.enabled);
 	CHECK_INT(c.recall.limit, 5);
 	CHECK_INT(c.recall.cut, 400);
+	CHECK_INT(c.recall.budget, 2500);
 	config_release(&c);
 	free(w);
 	CHECK_INT(config_update(path, fields, &c, &err), 0);
@@ -169,11 +173,13 @@ chat_and_recall_sections(void)
 	CHECK_INT(fileio_read(path, &text, &err), 0);
 	CHECK_STR(text.buf, "{\n  \"notifications\": {\n    \"mode\": "
 	    "\"none\"\n  },\n  \"chat\": {\n    \"enabled\": true\n  },\n"
-	    "  \"recall\": {\n    \"limit\": 5,\n    \"cut\": 400\n  }\n}\n");
+	    "  \"recall\": {\n    \"limit\": 5,\n    \"cut\": 400,\n"
+	    "    \"budget\": 2500\n  }\n}\n");
 	sbuf_release(&text);
 	free(path);
 	load("missing2", NULL, &c, &w);
-	CHECK(!c.chat.set && c.recall.limit == 0 && c.recall.cut == 0);
+	CHECK(!c.chat.set && c.recall.limit == 0 && c.recall.cut == 0 &&
+	    c.recall.budget == 0);
 	free(w);
 }
 

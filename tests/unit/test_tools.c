@@ -1,7 +1,8 @@
 /*
  * test_tools.c — the tool table: argument validation (store-and-tools
  * §4.1), the generated schemas, store resolution (§2.6), and the memory
- * and dedup tools' texts with the tiny fixture model and a fixed clock.
+ * and dedup tools' texts with the tiny fixture model and a fixed clock;
+ * how a recall's contents share its budget.
  */
 #include "check.h"
 #include "tmpdb.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "core/store/store.h"
+#include "tools/budget/tool_cut.h"
 #include "tools/tool.h"
 #include "util/err.h"
 #include "util/jsonx.h"
@@ -406,7 +408,60 @@ a_missing_model_is_a_tool_error_and_other_tools_work(void)
 	fixture_close(&f);
 }
 
+/* A recall's contents share the budget (tool_cut_share): best first,
+ * each at most the cut, none below the floor (or its own length). */
+static void
+recalled_contents_share_the_budget_best_first(void)
+{
+	static const struct {
+		size_t	n, len[6], cut, budget, want[6];
+	} cases[] = {
+		/* everything fits: nothing is cut */
+		{ 3, { 100, 900, 40 }, 1500, 4000, { 100, 900, 40 } },
+		/* each at most the cut */
+		{ 2, { 3000, 3000 }, 1500, 4000, { 1500, 1500 } },
+		/* the best keep the cut while the rest can have the floor */
+		{ 6, { 2000, 2000, 2000, 2000, 2000, 2000 }, 1500, 4000,
+		  { 1500, 1500, 400, 200, 200, 200 } },
+		/* a short later content needs only its length */
+		{ 3, { 2000, 2000, 50 }, 1500, 2000, { 1500, 450, 50 } },
+		/* past budget / floor, each still has the floor */
+		{ 4, { 900, 900, 900, 900 }, 1500, 500, { 200, 200, 200, 200 } },
+		/* a cut below the floor is the floor */
+		{ 2, { 900, 900 }, 100, 4000, { 100, 100 } },
+	};
+	size_t	i, j, got[6];
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tool_cut_share(cases[i].len, cases[i].n, cases[i].cut,
+		    cases[i].budget, got);
+		for (j = 0; j < cases[i].n; j++)
+			CHECK_INT(got[j], cases[i].want[j]);
+	}
+}
+
+/* A cut says what it left out and how to read it, unless leaving it out
+ * saves less than saying so. */
+static void
+a_cut_saves_more_than_its_pointer_costs(void)
+{
+	struct sbuf	out = SBUF_INIT;
+	char		text[1201];
+
+	memset(text, 'a', 1200);
+	text[1200] = '\0';
+	tool_cut_content(&out, text, "L", "s", 1150);
+	CHECK_INT(out.len, 1200);
+	sbuf_setlen(&out, 0);
+	tool_cut_content(&out, text, "L", "s", 1000);
+	CHECK(strstr(out.buf, "\n[… 200 more bytes: memory_show "
+	    "{\"label\": \"L\", \"store\": \"s\"}]") != NULL);
+	sbuf_release(&out);
+}
+
 CHECK_MAIN(
+	TEST(recalled_contents_share_the_budget_best_first),
+	TEST(a_cut_saves_more_than_its_pointer_costs),
 	TEST(every_problem_is_reported_in_schema_order),
 	TEST(a_blank_label_is_refused),
 	TEST(types_are_strict_and_null_is_not_absent),

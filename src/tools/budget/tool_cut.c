@@ -1,7 +1,8 @@
 /*
  * tool_cut.c — cuts what a tool answers to the token budget (issue 27):
- * a recalled content to TOOL_RECALL_CUT bytes (or config.json's), a whole
- * answer to TOOL_ANSWER_CAP bytes.
+ * a recalled content to TOOL_RECALL_CUT bytes (or config.json's), a
+ * recall's contents together to TOOL_RECALL_BUDGET, a whole answer to
+ * TOOL_ANSWER_CAP bytes.
  *
  * Every byte the agent reads is paid for on each call; a cut is only
  * worth it if the agent can see it and get the rest.
@@ -9,6 +10,7 @@
  *     word, boundary in the last quarter of what fits.
  *  2. Every cut is followed by one line that says how many bytes were left
  *     out and which call gets them; uncut text is unchanged.
+ *  3. A content is not cut to save fewer bytes than that line costs.
  */
 #include "tools/budget/tool_cut.h"
 
@@ -38,6 +40,11 @@ cut_point(const char *s, size_t max)
 	return i;
 }
 
+/* The pointer line's bytes but the label, the store and the count's
+ * digits: "\n[… ", " more bytes: memory_show {\"label\": \"" and so on. */
+#define POINTER_COST	(sizeof("\n[… more bytes: memory_show {\"label\": "\
+	    "\"\", \"store\": \"\"}]") - 1)
+
 void
 tool_cut_content(struct sbuf *out, const char *content, const char *label,
     const char *store, size_t max)
@@ -50,6 +57,10 @@ tool_cut_content(struct sbuf *out, const char *content, const char *label,
 		return;
 	}
 	at = cut_point(content, max);
+	if (len - at <= POINTER_COST + strlen(label) + strlen(store)) {
+		text_fence_body(out, content);	/* invariant 3 */
+		return;
+	}
 	kept = xstrndup(content, at);
 	text_fence_body(out, kept);
 	free(kept);
@@ -59,6 +70,38 @@ tool_cut_content(struct sbuf *out, const char *content, const char *label,
 	sbuf_adds(out, "\", \"store\": \"");
 	text_fence_inner(out, store);
 	sbuf_adds(out, "\"}]");
+}
+
+/* What content i shows at least: the floor, or all of a shorter one. */
+static size_t
+share_floor(size_t len, size_t cut)
+{
+	size_t	floor = cut < TOOL_RECALL_FLOOR ? cut : TOOL_RECALL_FLOOR;
+
+	return len < floor ? len : floor;
+}
+
+void
+tool_cut_share(const size_t *len, size_t n, size_t cut, size_t budget,
+    size_t *max)
+{
+	size_t	left = budget, later = 0, want, i;
+
+	for (i = 0; i < n; i++)
+		later += share_floor(len[i], cut);
+	for (i = 0; i < n; i++) {
+		later -= share_floor(len[i], cut);
+		want = len[i] < cut ? len[i] : cut;
+		/* what is left once every later hit has its floor */
+		if (left > later && want > left - later)
+			want = left - later;
+		else if (left <= later)
+			want = 0;
+		if (want < share_floor(len[i], cut))
+			want = share_floor(len[i], cut);
+		max[i] = want;
+		left = left > want ? left - want : 0;
+	}
 }
 
 void
