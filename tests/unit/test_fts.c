@@ -475,8 +475,9 @@ bm25_equals_sqlites(struct store *st, const char *match)
 /*
  * A write between two queries, so that the phrases a connection keeps
  * (store_phrases.c) must follow the index: a new row through this
- * connection, or another connection's new row, changed content or
- * deleted row (the original's writes).
+ * connection's remember, or a new row, changed content or label, or
+ * deleted row through SQL, this connection's (patched in) or another's
+ * (the original's writes; everything is read again).
  */
 static void
 random_write(struct store *st, sqlite3 *other, int *serial)
@@ -485,7 +486,9 @@ random_write(struct store *st, sqlite3 *other, int *serial)
 	char		slug[16];
 
 	random_words(&words, 2 + rng(20));
-	switch (rng(4)) {
+	if (rng(2) == 0)
+		other = st->db;
+	switch (rng(5)) {
 	case 0:
 		snprintf(slug, sizeof(slug), "w%d", (*serial)++);
 		put(st, "p", slug, words.buf, NULL, NULL, -1);
@@ -499,6 +502,11 @@ random_write(struct store *st, sqlite3 *other, int *serial)
 		sbuf_addf(&sql, "UPDATE entries SET content = '%s' WHERE rowid "
 		    "= (SELECT min(rowid) + %u FROM entries)", words.buf,
 		    rng(20));
+		break;
+	case 3:
+		sbuf_addf(&sql, "UPDATE entries SET label = '%.*s' WHERE rowid "
+		    "= (SELECT max(rowid) - %u FROM entries)", (int)words.len / 2,
+		    words.buf, rng(20));
 		break;
 	default:
 		sbuf_addf(&sql, "DELETE FROM entries WHERE rowid = (SELECT "
@@ -535,7 +543,9 @@ lexical_rank_is_sqlites_on_random_stores(void)
 		CHECK_INT(sqlite3_open(store_path(st), &other), SQLITE_OK);
 		random_store(st, 20 + (int)rng(300));
 		for (k = 0; k < RANDOM_QUERIES; k++) {
-			if (k > 0 && rng(2) == 0)
+			int	writes = k > 0 && rng(2) == 0 ? 1 + rng(3) : 0;
+
+			while (writes-- > 0)
 				random_write(st, other, &serial);
 			struct fts_terms	t = { SBUF_INIT, SBUF_INIT,
 						    SBUF_INIT, SBUF_INIT };
@@ -616,6 +626,66 @@ ranking_scores_few_of_many_matches(void)
 	store_close(st);
 }
 
+/* How many lengths ranking match looked up: 0 when every length was
+ * kept (store_phrases.c). */
+static size_t
+lengths_looked_up(struct store *st, const char *match)
+{
+	struct bm25_rank	*r;
+	struct err		 err = { "" };
+	sqlite3_int64		 rowid;
+	double			 bm25;
+	size_t			 n;
+
+	CHECK_INT(store_bm25_rank(st, match, &r, &err), 0);
+	while (store_bm25_next(st, r, &rowid, &bm25, &err) == 1)
+		;
+	n = store_bm25_scored(r);
+	store_bm25_free(r);
+	bm25_equals_sqlites(st, match);
+	return n;
+}
+
+/*
+ * This connection's own writes are patched into what it keeps; another
+ * connection's write drops it all. A common word makes the connection
+ * keep every length, so a rare word's ranking then looks none up; after
+ * a drop, the rare word alone does not read them all again, and looks
+ * its rows' lengths up.
+ */
+static void
+own_writes_keep_the_kept_lengths(void)
+{
+	struct store	*st = tmpdb_open("patch");
+	sqlite3		*other;
+
+	put(st, "p", "m0", "deploy notes", NULL, NULL, -1);
+	CHECK_INT(sqlite3_exec(st->db, "INSERT INTO entries (slug, store, "
+	    "label, content) WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL "
+	    "SELECT k + 1 FROM n WHERE k < 400) SELECT 'm' || k, 'p', 'm' || "
+	    "k, 'deploy notes ' || iif(k % 50 = 7, 'webhook', 'other') || "
+	    "' and more text ' || k FROM n", NULL, NULL, NULL), SQLITE_OK);
+	CHECK(lengths_looked_up(st, "\"deploy\"") == 0);
+	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
+	put(st, "p", "new", "webhook deploy retry", NULL, NULL, -1);
+	CHECK_INT(sqlite3_exec(st->db, "UPDATE entries SET content = 'webhook "
+	    "webhook' WHERE slug = 'm8'; DELETE FROM entries WHERE slug = "
+	    "'m57'; UPDATE entries SET label = 'webhook' WHERE slug = 'm9'",
+	    NULL, NULL, NULL), SQLITE_OK);
+	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
+	CHECK(lengths_looked_up(st, "\"deploy\" OR \"webhook\"") == 0);
+	/* a write rolled back changes nothing kept */
+	CHECK_INT(sqlite3_exec(st->db, "BEGIN; DELETE FROM entries WHERE slug "
+	    "= 'm107'; ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
+	CHECK_INT(sqlite3_open(store_path(st), &other), SQLITE_OK);
+	CHECK_INT(sqlite3_exec(other, "DELETE FROM entries WHERE slug = "
+	    "'m207'", NULL, NULL, NULL), SQLITE_OK);
+	CHECK(lengths_looked_up(st, "\"webhook\"") > 0);
+	sqlite3_close(other);
+	store_close(st);
+}
+
 static void
 modes_parse(void)
 {
@@ -646,6 +716,7 @@ CHECK_MAIN(
 	TEST(lexical_order_is_sqlites),
 	TEST(lexical_rank_is_sqlites_on_random_stores),
 	TEST(ranking_scores_few_of_many_matches),
+	TEST(own_writes_keep_the_kept_lengths),
 	TEST(modes_parse),
 	TEST(teardown)
 )

@@ -14,8 +14,8 @@
  * Invariants:
  *  1. The cache is what this connection would read from entries: our own
  *     writes patch it where they commit (store_cache_put/_remove, called
- *     by store_entries.c; an sqlite3 update hook marks it stale on any
- *     other write of ours to entries, and a rollback hook drops it if it
+ *     by store_entries.c; the update hook (store_db.c) marks it stale on any
+ *     other write of ours to entries, and the rollback hook drops it if it
  *     was patched or loaded inside a transaction that rolls back). Commits
  *     by other connections move PRAGMA data_version; unless the
  *     database's key (store_sidecar.c: a generation the triggers redraw on
@@ -61,44 +61,16 @@ store_cache_drop(struct store_cache *c)
 	store_sidecar_unmap(&c->map);
 }
 
-/* The connection closes (store_close frees its attachments): unhook
- * first, so that its closing rollback calls nothing freed. */
+/* The connection closes (store_close frees its attachments, its hooks
+ * already removed). */
 static void
 cache_free(void *arg)
 {
 	struct store_cache	*c = arg;
 
-	sqlite3_update_hook(c->db, NULL, NULL);
-	sqlite3_rollback_hook(c->db, NULL, NULL);
 	store_cache_drop(c);
 	free(c->scratch);
 	free(c);
-}
-
-/* Invariant 1: a write to entries that no patching writer announced. */
-static void
-hook_update(void *arg, int op, const char *db, const char *table,
-    sqlite3_int64 rowid)
-{
-	struct store_cache	*c = arg;
-
-	(void)op;
-	(void)rowid;
-	if (!c->expect && strcmp(db, "main") == 0 &&
-	    strcmp(table, "entries") == 0)
-		c->stale = true;
-}
-
-/* Invariant 1: the rows cached inside the transaction may be gone; the
- * next validation drops the matrices (not here: a search may hold them). */
-static void
-hook_rollback(void *arg)
-{
-	struct store_cache	*c = arg;
-
-	if (c->txn_touched)
-		c->invalid = true;
-	c->txn_touched = false;
 }
 
 /* The key the cache is attached to the connection under. */
@@ -108,6 +80,30 @@ static struct store_cache *
 cache_of(struct store *st)
 {
 	return store_attached(st, &cache_key);
+}
+
+/* Invariant 1: a write to entries that no patching writer announced. */
+void
+store_cache_updated(struct store *st, const char *table)
+{
+	struct store_cache	*c = cache_of(st);
+
+	if (c != NULL && !c->expect && strcmp(table, "entries") == 0)
+		c->stale = true;
+}
+
+/* Invariant 1: the rows cached inside the transaction may be gone; the
+ * next validation drops the matrices (not here: a search may hold them). */
+void
+store_cache_rolled_back(struct store *st)
+{
+	struct store_cache	*c = cache_of(st);
+
+	if (c == NULL)
+		return;
+	if (c->txn_touched)
+		c->invalid = true;
+	c->txn_touched = false;
 }
 
 struct store_cache *
@@ -122,8 +118,7 @@ store_cache_get(struct store *st)
 		 * module that attaches (store_int.h) */
 		if (store_attach(st, &cache_key, c, cache_free) != 0)
 			abort();
-		sqlite3_update_hook(st->db, hook_update, c);
-		sqlite3_rollback_hook(st->db, hook_rollback, c);
+		store_hooks_on(st);
 	}
 	if (sqlite3_get_autocommit(st->db))
 		c->txn_touched = false;	/* the last transaction committed */

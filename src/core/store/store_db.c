@@ -8,8 +8,11 @@
  * Invariants:
  *  1. Every error names the database's path and says SQLite's why.
  *  2. An attachment is freed exactly once, by its own free_fn: when it is
- *     replaced, or at close before the connection closes (so it may still
- *     unhook itself from the connection, as the search cache does).
+ *     replaced, or at close before the connection closes, after the
+ *     connection's hooks are removed (nothing freed is called).
+ *  4. SQLite keeps one update and one rollback hook a connection; they
+ *     are set here once (store_hooks_on) and tell every module that
+ *     watches its own writes: the search cache and the kept phrases.
  *  3. store_can_write never waits: it tries the write lock with a zero
  *     busy timeout and puts STORE_BUSY_MS back.
  */
@@ -176,6 +179,36 @@ out:
 	return rc;
 }
 
+/* Invariant 4: a row of main's tables changed through this connection. */
+static void
+hook_update(void *arg, int op, const char *db, const char *table,
+    sqlite3_int64 rowid)
+{
+	struct store	*st = arg;
+
+	(void)op;
+	if (strcmp(db, "main") != 0)
+		return;
+	store_cache_updated(st, table);
+	store_phrases_updated(st, table, rowid);
+}
+
+static void
+hook_rollback(void *arg)
+{
+	store_cache_rolled_back(arg);
+}
+
+void
+store_hooks_on(struct store *st)
+{
+	if (st->hooked)
+		return;
+	sqlite3_update_hook(st->db, hook_update, st);
+	sqlite3_rollback_hook(st->db, hook_rollback, st);
+	st->hooked = true;
+}
+
 void
 store_close(struct store *st)
 {
@@ -183,6 +216,10 @@ store_close(struct store *st)
 
 	if (st == NULL)
 		return;
+	if (st->hooked) {	/* invariant 2 */
+		sqlite3_update_hook(st->db, NULL, NULL);
+		sqlite3_rollback_hook(st->db, NULL, NULL);
+	}
 	for (i = 0; i < STORE_ATTACH_MAX; i++)
 		if (st->attached[i].free_fn != NULL)
 			st->attached[i].free_fn(st->attached[i].data);

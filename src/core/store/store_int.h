@@ -62,7 +62,21 @@ struct store {
 	sqlite3			*db;
 	char			*path;		/* owned */
 	struct store_attachment	 attached[STORE_ATTACH_MAX];
+	bool			 hooked;	/* store_hooks_on */
 };
+
+/*
+ * The connection's update and rollback hooks (store_db.c), set once by
+ * the first module that watches them: every change to a row of main's
+ * tables goes to store_cache_updated and store_phrases_updated, a
+ * rollback to store_cache_rolled_back; each does nothing while its
+ * module is not attached.
+ */
+void	 store_hooks_on(struct store *);
+void	 store_cache_updated(struct store *, const char *table);
+void	 store_cache_rolled_back(struct store *);
+void	 store_phrases_updated(struct store *, const char *table,
+	    sqlite3_int64 rowid);
 
 /* Set err from the connection's last error: "<what>: <sqlite message>". */
 int	 store_fail(struct store *, struct err *, const char *what);
@@ -309,13 +323,19 @@ void	 store_postings_release(struct bm25_postings *);
 
 /*
  * The connection's phrases for the index as it is now (its key read in
- * the caller's read transaction), or NULL (no index of FTS5's making).
+ * the caller's read transaction), or NULL (no index of FTS5's making);
+ * posting reads one phrase's posting in one row now, to patch in the
+ * rows this connection's own writes changed (1: the row holds it, freq
+ * and end filled; 0: it does not; -1: failed).
  * store_phrases_get: a phrase's postings, borrowed until the next put,
  * and the index's row and token counts when known; NULL when not kept.
  * store_phrases_put takes p (nrow < 0: totals unknown).
  */
 struct store_phrases;
-struct store_phrases *store_phrases_open(struct store *);
+typedef int (*store_posting_fn)(void *arg, const char *phrase,
+	    sqlite3_int64 rowid, uint32_t *freq, uint32_t end[2]);
+struct store_phrases *store_phrases_open(struct store *,
+	    store_posting_fn posting, void *arg);
 const struct bm25_postings *store_phrases_get(struct store_phrases *,
 	    const char *phrase, sqlite3_int64 *nrow, sqlite3_int64 *ntoken);
 void	 store_phrases_put(struct store_phrases *, const char *phrase,
@@ -326,7 +346,7 @@ void	 store_phrases_put(struct store_phrases *, const char *phrase,
 struct store_lengths {
 	sqlite3_int64	*rowid;
 	uint32_t	*len;
-	size_t		 n;
+	size_t		 n, cap;
 };
 const struct store_lengths *store_phrases_lengths(struct store *,
 	    struct store_phrases *c, bool read);

@@ -15,7 +15,8 @@
  *     FTS5's structure record (entries_fts_data, id 10), which every
  *     change to the index rewrites when it commits: a new segment (its
  *     write counter only grows), a merge, a rebuild, whoever writes. A key
- *     that differs drops everything. The caller reads the key and the
+ *     that differs drops everything, unless invariant 5 patches it to the
+ *     new key. The caller reads the key and the
  *     phrases in one read transaction (store_bm25.c), so they are of one
  *     state; inside a transaction of its own nothing here is used: its
  *     uncommitted rows are in FTS5's pending terms, not in the record.
@@ -28,6 +29,17 @@
  *  4. Every row's length, read in one scan of entries_fts_docsize the
  *     first time a ranking of this key asks (12 bytes a row), so that a
  *     ranking knows each matching row's exact score without a lookup.
+ *  5. This connection's own writes do not drop what is kept: they are
+ *     patched in. The update hook (store_db.c) notes every row whose
+ *     index entry changed (its entries_fts_docsize row, written exactly
+ *     when FTS5 indexes or unindexes a row); when the key has moved but
+ *     PRAGMA data_version has not (no other connection committed since
+ *     the key was last checked), the changes are exactly those rows:
+ *     each kept phrase's posting and each length of those rows is read
+ *     again, in the ranking's snapshot, and the totals from FTS5's
+ *     averages record. The lengths then must add up to those totals, or
+ *     everything is dropped; so is it past TOUCHED_MAX rows, or when a
+ *     read fails.
  */
 #include "core/store/store.h"
 
@@ -35,11 +47,16 @@
 #include <string.h>
 
 #include "core/store/store_int.h"
+#include "util/err.h"
 #include "util/xmalloc.h"
 
 /* ~20 bytes a posting: 1,000,000 is ~20 MB, every row of a 100,000-
  * memory store for ten common words */
 #define PHRASES_MAX	1000000
+
+/* Past this many rows changed by our own writes, reading everything
+ * again costs no more than patching them in. */
+#define TOUCHED_MAX	256
 
 struct phrase_entry {
 	char			*phrase;	/* as quoted in the MATCH */
@@ -58,6 +75,10 @@ struct store_phrases {
 	uint64_t		 clock;
 	struct store_lengths	 len;		/* invariant 4 */
 	bool			 have_len;
+	int			 data_version;	/* when the key was checked */
+	sqlite3_int64		*touched;	/* invariant 5 */
+	size_t			 ntouched;
+	bool			 overflow;	/* past TOUCHED_MAX */
 };
 
 static const char	phrases_key;	/* store_attach's key */
@@ -97,27 +118,280 @@ phrases_free(void *data)
 	phrases_clear(c);
 	free(c->v);
 	free(c->key);
+	free(c->touched);
 	free(c);
 }
 
-/* Whether the record read by stmt is c's key; if not, make it so. */
+void
+store_phrases_updated(struct store *st, const char *table,
+    sqlite3_int64 rowid)
+{
+	struct store_phrases	*c = store_attached(st, &phrases_key);
+
+	if (c == NULL || strcmp(table, "entries_fts_docsize") != 0)
+		return;
+	if (c->ntouched == TOUCHED_MAX) {
+		c->overflow = true;
+		return;
+	}
+	if (c->touched == NULL)
+		c->touched = xreallocarray(NULL, TOUCHED_MAX,
+		    sizeof(*c->touched));
+	c->touched[c->ntouched++] = rowid;
+}
+
+/* SQLite's varint at p (n bytes): how many bytes it takes, 0 when it
+ * runs past n. */
+static int
+varint_get(const unsigned char *p, int n, uint64_t *x)
+{
+	int	i;
+
+	*x = 0;
+	for (i = 0; i < n && i < 9; i++) {
+		*x = i == 8 ? (*x << 8) | p[i] : (*x << 7) | (p[i] & 0x7f);
+		if (i == 8 || (p[i] & 0x80) == 0)
+			return i + 1;
+	}
+	return 0;
+}
+
+/* Where rowid is, or would go, in the ascending v[0..n). */
+static size_t
+rowid_at(const sqlite3_int64 *v, size_t n, sqlite3_int64 rowid)
+{
+	size_t	lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid] < rowid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Make rowid's posting in p what the index holds now: has, freq, end. */
 static void
-phrases_rekey(struct store_phrases *c, sqlite3_stmt *stmt)
+postings_set(struct bm25_postings *p, sqlite3_int64 rowid, bool has,
+    uint32_t freq, const uint32_t *end)
+{
+	size_t	i = rowid_at(p->rowid, p->n, rowid);
+	bool	here = i < p->n && p->rowid[i] == rowid;
+
+	if (!has && !here)
+		return;
+	if (!has) {
+		memmove(p->rowid + i, p->rowid + i + 1, (p->n - i - 1) *
+		    sizeof(*p->rowid));
+		memmove(p->freq + i, p->freq + i + 1, (p->n - i - 1) *
+		    sizeof(*p->freq));
+		memmove(p->end + 2 * i, p->end + 2 * i + 2, (p->n - i - 1) *
+		    2 * sizeof(*p->end));
+		p->n--;
+		return;
+	}
+	if (!here) {
+		if (p->n == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 16;
+			p->rowid = xreallocarray(p->rowid, p->cap,
+			    sizeof(*p->rowid));
+			p->freq = xreallocarray(p->freq, p->cap,
+			    sizeof(*p->freq));
+			p->end = xreallocarray(p->end, p->cap,
+			    2 * sizeof(*p->end));
+		}
+		memmove(p->rowid + i + 1, p->rowid + i, (p->n - i) *
+		    sizeof(*p->rowid));
+		memmove(p->freq + i + 1, p->freq + i, (p->n - i) *
+		    sizeof(*p->freq));
+		memmove(p->end + 2 * i + 2, p->end + 2 * i, (p->n - i) * 2 *
+		    sizeof(*p->end));
+		p->n++;
+	}
+	p->rowid[i] = rowid;
+	p->freq[i] = freq;
+	p->end[2 * i] = end[0];
+	p->end[2 * i + 1] = end[1];
+}
+
+/* Make rowid's length in l what the index holds now (has: it is
+ * indexed, with length len). */
+static void
+lengths_set(struct store_lengths *l, sqlite3_int64 rowid, bool has,
+    uint32_t len)
+{
+	size_t	i = rowid_at(l->rowid, l->n, rowid);
+	bool	here = i < l->n && l->rowid[i] == rowid;
+
+	if (!has && here) {
+		memmove(l->rowid + i, l->rowid + i + 1, (l->n - i - 1) *
+		    sizeof(*l->rowid));
+		memmove(l->len + i, l->len + i + 1, (l->n - i - 1) *
+		    sizeof(*l->len));
+		l->n--;
+	} else if (has && !here) {
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 1024;
+			l->rowid = xreallocarray(l->rowid, l->cap,
+			    sizeof(*l->rowid));
+			l->len = xreallocarray(l->len, l->cap,
+			    sizeof(*l->len));
+		}
+		memmove(l->rowid + i + 1, l->rowid + i, (l->n - i) *
+		    sizeof(*l->rowid));
+		memmove(l->len + i + 1, l->len + i, (l->n - i) *
+		    sizeof(*l->len));
+		l->n++;
+	}
+	if (has) {
+		l->rowid[i] = rowid;
+		l->len[i] = len;
+	}
+}
+
+/* Invariant 5: the lengths of the rows touched, as the index has them. */
+static int
+patch_lengths(struct store *st, struct store_phrases *c)
+{
+	sqlite3_stmt	*stmt = NULL;
+	uint32_t	 len = 0;
+	size_t		 k;
+	int		 step = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT sz FROM entries_fts_docsize "
+	    "WHERE id = ?1", -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	for (k = 0; k < c->ntouched; k++) {
+		sqlite3_reset(stmt);
+		sqlite3_bind_int64(stmt, 1, c->touched[k]);
+		step = sqlite3_step(stmt);
+		if (step == SQLITE_ROW && store_docsize_len(
+		    sqlite3_column_blob(stmt, 0), sqlite3_column_bytes(stmt, 0),
+		    2, &len) != 0)
+			break;
+		if (step != SQLITE_ROW && step != SQLITE_DONE)
+			break;
+		lengths_set(&c->len, c->touched[k], step == SQLITE_ROW, len);
+	}
+	sqlite3_finalize(stmt);
+	return k == c->ntouched ? 0 : -1;
+}
+
+/* The index's row and token counts, from FTS5's averages record (id 1:
+ * a varint row count, then a varint token count a column). */
+static int
+read_totals(struct store *st, sqlite3_int64 *nrow, sqlite3_int64 *ntoken)
+{
+	sqlite3_stmt		*stmt = NULL;
+	const unsigned char	*p;
+	uint64_t		 x;
+	int			 n, off, k, col, rc = -1;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT block FROM entries_fts_data "
+	    "WHERE id = 1", -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		p = sqlite3_column_blob(stmt, 0);
+		n = sqlite3_column_bytes(stmt, 0);
+		if ((off = varint_get(p, n, &x)) > 0) {
+			*nrow = (sqlite3_int64)x;
+			*ntoken = 0;
+			for (col = 0; col < 2; col++, off += k) {
+				if ((k = varint_get(p + off, n - off, &x)) == 0)
+					break;
+				*ntoken += (sqlite3_int64)x;
+			}
+			rc = col == 2 ? 0 : -1;
+		}
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
+static int
+rowid_cmp(const void *pa, const void *pb)
+{
+	sqlite3_int64	a = *(const sqlite3_int64 *)pa;
+	sqlite3_int64	b = *(const sqlite3_int64 *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Invariant 5: patch the rows our own writes touched into what is kept,
+ * in the caller's snapshot. 0, or -1: drop everything. */
+static int
+phrases_patch(struct store *st, struct store_phrases *c,
+    store_posting_fn posting, void *arg)
+{
+	sqlite3_int64	nrow, ntoken, sum = 0;
+	uint32_t	freq = 0, end[2] = { 0, 0 };
+	size_t		i, k, n = 0;
+	int		has;
+
+	qsort(c->touched, c->ntouched, sizeof(*c->touched), rowid_cmp);
+	for (k = 0; k < c->ntouched; k++)
+		if (n == 0 || c->touched[n - 1] != c->touched[k])
+			c->touched[n++] = c->touched[k];
+	c->ntouched = n;
+	for (i = 0; i < c->n; i++)
+		for (k = 0; k < c->ntouched; k++) {
+			if ((has = posting(arg, c->v[i].phrase, c->touched[k],
+			    &freq, end)) < 0)
+				return -1;
+			c->postings -= c->v[i].p.n;
+			postings_set(&c->v[i].p, c->touched[k], has == 1, freq,
+			    end);
+			c->postings += c->v[i].p.n;
+		}
+	if (c->have_len && patch_lengths(st, c) != 0)
+		return -1;
+	if (read_totals(st, &nrow, &ntoken) != 0)
+		return -1;
+	if (c->have_len) {
+		for (k = 0; k < c->len.n; k++)
+			sum += c->len.len[k];
+		if ((sqlite3_int64)c->len.n != nrow || sum != ntoken)
+			return -1;
+	}
+	c->nrow = nrow;
+	c->ntoken = ntoken;
+	c->totals = true;
+	return 0;
+}
+
+/*
+ * Make the record read by stmt c's key: keep what is kept when it is
+ * already, patch our own writes in when only they moved it (invariant
+ * 5), drop everything otherwise.
+ */
+static void
+phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt,
+    store_posting_fn posting, void *arg)
 {
 	const void	*blob = sqlite3_column_blob(stmt, 0);
-	int		 n = sqlite3_column_bytes(stmt, 0);
+	int		 n = sqlite3_column_bytes(stmt, 0), dv;
+	struct err	 err;
 
-	if (c->key != NULL && n == c->nkey && memcmp(blob, c->key, n) == 0)
-		return;
-	phrases_clear(c);
-	free(c->key);
-	c->key = xmalloc((size_t)n + 1);
-	memcpy(c->key, blob, (size_t)n);
-	c->nkey = n;
+	if (store_data_version(st, &dv, &err) != 0)
+		dv = -1;
+	if (c->key == NULL || n != c->nkey || memcmp(blob, c->key, n) != 0) {
+		if (c->key == NULL || dv < 0 || dv != c->data_version ||
+		    c->overflow || phrases_patch(st, c, posting, arg) != 0)
+			phrases_clear(c);
+		free(c->key);
+		c->key = xmalloc((size_t)n + 1);
+		memcpy(c->key, blob, (size_t)n);
+		c->nkey = n;
+	}
+	c->data_version = dv;
+	c->ntouched = 0;
+	c->overflow = false;
 }
 
 struct store_phrases *
-store_phrases_open(struct store *st)
+store_phrases_open(struct store *st, store_posting_fn posting, void *arg)
 {
 	struct store_phrases	*c = store_attached(st, &phrases_key);
 	sqlite3_stmt		*stmt = NULL;
@@ -135,8 +409,9 @@ store_phrases_open(struct store *st)
 			sqlite3_finalize(stmt);
 			return NULL;
 		}
+		store_hooks_on(st);
 	}
-	phrases_rekey(c, stmt);
+	phrases_rekey(st, c, stmt, posting, arg);
 	sqlite3_finalize(stmt);
 	return c;
 }
@@ -206,22 +481,13 @@ store_phrases_put(struct store_phrases *c, const char *phrase,
 int
 store_docsize_len(const unsigned char *sz, int n, int ncol, uint32_t *len)
 {
-	int	c, off = 0, i;
+	uint64_t	x;
+	int		c, off = 0, k;
 
 	*len = 0;
-	for (c = 0; c < ncol; c++) {
-		uint64_t	x = 0;
-
-		/* SQLite's varint: 7 bits a byte, all 8 in a ninth */
-		for (i = 0; off + i < n && i < 9; i++) {
-			x = i == 8 ? (x << 8) | sz[off + i] :
-			    (x << 7) | (sz[off + i] & 0x7f);
-			if (i == 8 || (sz[off + i] & 0x80) == 0)
-				break;
-		}
-		if (off + i == n)
+	for (c = 0; c < ncol; c++, off += k) {
+		if ((k = varint_get(sz + off, n - off, &x)) == 0)
 			return -1;	/* the blob ends inside a varint */
-		off += i + 1;
 		*len += (uint32_t)x;
 	}
 	return 0;
@@ -231,7 +497,6 @@ const struct store_lengths *
 store_phrases_lengths(struct store *st, struct store_phrases *c, bool read)
 {
 	sqlite3_stmt	*stmt = NULL;
-	size_t		 cap = 0;
 	uint32_t	 len;
 	int		 step;
 
@@ -244,11 +509,11 @@ store_phrases_lengths(struct store *st, struct store_phrases *c, bool read)
 		if (store_docsize_len(sqlite3_column_blob(stmt, 1),
 		    sqlite3_column_bytes(stmt, 1), 2, &len) != 0)
 			break;
-		if (c->len.n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			c->len.rowid = xreallocarray(c->len.rowid, cap,
+		if (c->len.n == c->len.cap) {
+			c->len.cap = c->len.cap ? 2 * c->len.cap : 1024;
+			c->len.rowid = xreallocarray(c->len.rowid, c->len.cap,
 			    sizeof(*c->len.rowid));
-			c->len.len = xreallocarray(c->len.len, cap,
+			c->len.len = xreallocarray(c->len.len, c->len.cap,
 			    sizeof(*c->len.len));
 		}
 		c->len.rowid[c->len.n] = sqlite3_column_int64(stmt, 0);
