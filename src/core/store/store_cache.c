@@ -83,24 +83,23 @@ cache_of(struct store *st)
 }
 
 /* Invariant 1: a write to entries that no patching writer announced. */
-void
-store_cache_updated(struct store *st, const char *table)
+static void
+cache_updated(void *arg, const char *table, sqlite3_int64 rowid)
 {
-	struct store_cache	*c = cache_of(st);
+	struct store_cache	*c = arg;
 
-	if (c != NULL && !c->expect && strcmp(table, "entries") == 0)
+	(void)rowid;
+	if (!c->expect && strcmp(table, "entries") == 0)
 		c->stale = true;
 }
 
 /* Invariant 1: the rows cached inside the transaction may be gone; the
  * next validation drops the matrices (not here: a search may hold them). */
-void
-store_cache_rolled_back(struct store *st)
+static void
+cache_rolled_back(void *arg)
 {
-	struct store_cache	*c = cache_of(st);
+	struct store_cache	*c = arg;
 
-	if (c == NULL)
-		return;
 	if (c->txn_touched)
 		c->invalid = true;
 	c->txn_touched = false;
@@ -118,7 +117,7 @@ store_cache_get(struct store *st)
 		 * module that attaches (store_int.h) */
 		if (store_attach(st, &cache_key, c, cache_free) != 0)
 			abort();
-		store_hooks_on(st);
+		store_watch(st, &cache_key, cache_updated, cache_rolled_back);
 	}
 	if (sqlite3_get_autocommit(st->db))
 		c->txn_touched = false;	/* the last transaction committed */

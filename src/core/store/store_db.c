@@ -11,8 +11,9 @@
  *     replaced, or at close before the connection closes, after the
  *     connection's hooks are removed (nothing freed is called).
  *  4. SQLite keeps one update and one rollback hook a connection; they
- *     are set here once (store_hooks_on) and tell every module that
- *     watches its own writes: the search cache and the kept phrases.
+ *     are set here once (store_watch) and tell every attachment that
+ *     watches the connection's own writes (the search cache, the kept
+ *     phrases).
  *  3. store_can_write never waits: it tries the write lock with a zero
  *     busy timeout and puts STORE_BUSY_MS back.
  */
@@ -60,6 +61,8 @@ store_attach(struct store *st, const void *key, void *data,
 	a->key = key;
 	a->data = data;
 	a->free_fn = free_fn;
+	a->on_update = NULL;
+	a->on_rollback = NULL;
 	return 0;
 }
 
@@ -184,24 +187,40 @@ static void
 hook_update(void *arg, int op, const char *db, const char *table,
     sqlite3_int64 rowid)
 {
-	struct store	*st = arg;
+	struct store_attachment	*a = ((struct store *)arg)->attached;
+	size_t			 i;
 
 	(void)op;
 	if (strcmp(db, "main") != 0)
 		return;
-	store_cache_updated(st, table);
-	store_phrases_updated(st, table, rowid);
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (a[i].on_update != NULL)
+			a[i].on_update(a[i].data, table, rowid);
 }
 
 static void
 hook_rollback(void *arg)
 {
-	store_cache_rolled_back(arg);
+	struct store_attachment	*a = ((struct store *)arg)->attached;
+	size_t			 i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (a[i].on_rollback != NULL)
+			a[i].on_rollback(a[i].data);
 }
 
 void
-store_hooks_on(struct store *st)
+store_watch(struct store *st, const void *key,
+    void (*on_update)(void *, const char *, sqlite3_int64),
+    void (*on_rollback)(void *))
 {
+	size_t	i;
+
+	for (i = 0; i < STORE_ATTACH_MAX; i++)
+		if (st->attached[i].key == key) {
+			st->attached[i].on_update = on_update;
+			st->attached[i].on_rollback = on_rollback;
+		}
 	if (st->hooked)
 		return;
 	sqlite3_update_hook(st->db, hook_update, st);

@@ -56,27 +56,27 @@ struct store_attachment {
 	const void	*key;
 	void		*data;		/* owned, freed by free_fn */
 	void		(*free_fn)(void *);
+	void		(*on_update)(void *, const char *, sqlite3_int64);
+	void		(*on_rollback)(void *);	/* store_watch */
 };
 
 struct store {
 	sqlite3			*db;
 	char			*path;		/* owned */
 	struct store_attachment	 attached[STORE_ATTACH_MAX];
-	bool			 hooked;	/* store_hooks_on */
+	bool			 hooked;	/* store_watch */
 };
 
 /*
- * The connection's update and rollback hooks (store_db.c), set once by
- * the first module that watches them: every change to a row of main's
- * tables goes to store_cache_updated and store_phrases_updated, a
- * rollback to store_cache_rolled_back; each does nothing while its
- * module is not attached.
+ * Have the attachment under key told, with its data, of every change
+ * this connection makes to a row of main's tables (on_update: the table
+ * and the rowid) and of every rollback (either may be NULL). SQLite has
+ * one update and one rollback hook a connection: store_db.c sets them
+ * once and calls each watching attachment.
  */
-void	 store_hooks_on(struct store *);
-void	 store_cache_updated(struct store *, const char *table);
-void	 store_cache_rolled_back(struct store *);
-void	 store_phrases_updated(struct store *, const char *table,
-	    sqlite3_int64 rowid);
+void	 store_watch(struct store *, const void *key,
+	    void (*on_update)(void *, const char *table, sqlite3_int64 rowid),
+	    void (*on_rollback)(void *));
 
 /* Set err from the connection's last error: "<what>: <sqlite message>". */
 int	 store_fail(struct store *, struct err *, const char *what);

@@ -122,13 +122,13 @@ phrases_free(void *data)
 	free(c);
 }
 
-void
-store_phrases_updated(struct store *st, const char *table,
-    sqlite3_int64 rowid)
+/* Invariant 5: a row FTS5 indexed or unindexed through this connection. */
+static void
+phrases_updated(void *arg, const char *table, sqlite3_int64 rowid)
 {
-	struct store_phrases	*c = store_attached(st, &phrases_key);
+	struct store_phrases	*c = arg;
 
-	if (c == NULL || strcmp(table, "entries_fts_docsize") != 0)
+	if (strcmp(table, "entries_fts_docsize") != 0)
 		return;
 	if (c->ntouched == TOUCHED_MAX) {
 		c->overflow = true;
@@ -409,7 +409,7 @@ store_phrases_open(struct store *st, store_posting_fn posting, void *arg)
 			sqlite3_finalize(stmt);
 			return NULL;
 		}
-		store_hooks_on(st);
+		store_watch(st, &phrases_key, phrases_updated, NULL);
 	}
 	phrases_rekey(st, c, stmt, posting, arg);
 	sqlite3_finalize(stmt);
