@@ -590,6 +590,22 @@ lexical_rank_is_sqlites_on_random_stores(void)
 	sbuf_release(&text);
 }
 
+/* Rows m0..mn of store p, each holding "deploy", every one in every
+ * holding "webhook" too. */
+static void
+deploy_rows(struct store *st, int n, int every)
+{
+	char	sql[512];
+
+	put(st, "p", "m0", "deploy notes", NULL, NULL, -1);
+	snprintf(sql, sizeof(sql), "INSERT INTO entries (slug, store, label, "
+	    "content) WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 "
+	    "FROM n WHERE k < %d) SELECT 'm' || k, 'p', 'm' || k, 'deploy "
+	    "notes ' || iif(k %% %d = 7, 'webhook', 'other') || ' and more "
+	    "text ' || k FROM n", n, every);
+	CHECK_INT(sqlite3_exec(st->db, sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
 /*
  * The work is bounded by the rows that may rank, not by the rows that
  * match: a common word in all 2,000 rows and a rare one in 20. The rare
@@ -608,12 +624,7 @@ ranking_scores_few_of_many_matches(void)
 	double			 bm25;
 	int			 k;
 
-	put(st, "p", "m0", "deploy notes", NULL, NULL, -1);
-	CHECK_INT(sqlite3_exec(st->db, "INSERT INTO entries (slug, store, "
-	    "label, content) WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL "
-	    "SELECT k + 1 FROM n WHERE k < 2000) SELECT 'm' || k, 'p', 'm' || "
-	    "k, 'deploy notes ' || iif(k % 100 = 7, 'webhook', 'other') || "
-	    "' and more text ' || k FROM n", NULL, NULL, NULL), SQLITE_OK);
+	deploy_rows(st, 2000, 100);
 	CHECK_INT(sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
 	CHECK_INT(store_bm25_rank(st, "\"deploy\" OR \"webhook\"", &r, &err),
 	    0);
@@ -659,12 +670,7 @@ own_writes_keep_the_kept_lengths(void)
 	struct store	*st = tmpdb_open("patch");
 	sqlite3		*other;
 
-	put(st, "p", "m0", "deploy notes", NULL, NULL, -1);
-	CHECK_INT(sqlite3_exec(st->db, "INSERT INTO entries (slug, store, "
-	    "label, content) WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL "
-	    "SELECT k + 1 FROM n WHERE k < 400) SELECT 'm' || k, 'p', 'm' || "
-	    "k, 'deploy notes ' || iif(k % 50 = 7, 'webhook', 'other') || "
-	    "' and more text ' || k FROM n", NULL, NULL, NULL), SQLITE_OK);
+	deploy_rows(st, 400, 50);
 	CHECK(lengths_looked_up(st, "\"deploy\"") == 0);
 	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
 	put(st, "p", "new", "webhook deploy retry", NULL, NULL, -1);

@@ -38,8 +38,8 @@
  *     each kept phrase's posting and each length of those rows is read
  *     again, in the ranking's snapshot, and the totals from FTS5's
  *     averages record. The lengths then must add up to those totals, or
- *     everything is dropped; so is it past TOUCHED_MAX rows, or when a
- *     read fails.
+ *     everything is dropped; so is it past TOUCHED_MAX rows or
+ *     PATCH_READS_MAX reads, or when a read fails.
  */
 #include "core/store/store.h"
 
@@ -54,9 +54,11 @@
  * memory store for ten common words */
 #define PHRASES_MAX	1000000
 
-/* Past this many rows changed by our own writes, reading everything
- * again costs no more than patching them in. */
+/* Past this many rows changed by our own writes, or this many reads of
+ * one phrase in one row to patch them in (~20 us each at 100,000 rows),
+ * reading everything again costs no more. */
 #define TOUCHED_MAX	256
+#define PATCH_READS_MAX	1000
 
 struct phrase_entry {
 	char			*phrase;	/* as quoted in the MATCH */
@@ -172,6 +174,22 @@ rowid_at(const sqlite3_int64 *v, size_t n, sqlite3_int64 rowid)
 	return lo;
 }
 
+/* Open a slot at i in v (n items of size bytes each, room for one
+ * more), or close the one at i. */
+static void
+slot_open(void *v, size_t size, size_t n, size_t i)
+{
+	memmove((char *)v + (i + 1) * size, (char *)v + i * size,
+	    (n - i) * size);
+}
+
+static void
+slot_close(void *v, size_t size, size_t n, size_t i)
+{
+	memmove((char *)v + i * size, (char *)v + (i + 1) * size,
+	    (n - i - 1) * size);
+}
+
 /* Make rowid's posting in p what the index holds now: has, freq, end. */
 static void
 postings_set(struct bm25_postings *p, sqlite3_int64 rowid, bool has,
@@ -180,19 +198,12 @@ postings_set(struct bm25_postings *p, sqlite3_int64 rowid, bool has,
 	size_t	i = rowid_at(p->rowid, p->n, rowid);
 	bool	here = i < p->n && p->rowid[i] == rowid;
 
-	if (!has && !here)
-		return;
-	if (!has) {
-		memmove(p->rowid + i, p->rowid + i + 1, (p->n - i - 1) *
-		    sizeof(*p->rowid));
-		memmove(p->freq + i, p->freq + i + 1, (p->n - i - 1) *
-		    sizeof(*p->freq));
-		memmove(p->end + 2 * i, p->end + 2 * i + 2, (p->n - i - 1) *
-		    2 * sizeof(*p->end));
+	if (!has && here) {
+		slot_close(p->rowid, sizeof(*p->rowid), p->n, i);
+		slot_close(p->freq, sizeof(*p->freq), p->n, i);
+		slot_close(p->end, 2 * sizeof(*p->end), p->n, i);
 		p->n--;
-		return;
-	}
-	if (!here) {
+	} else if (has && !here) {
 		if (p->n == p->cap) {
 			p->cap = p->cap ? 2 * p->cap : 16;
 			p->rowid = xreallocarray(p->rowid, p->cap,
@@ -202,18 +213,17 @@ postings_set(struct bm25_postings *p, sqlite3_int64 rowid, bool has,
 			p->end = xreallocarray(p->end, p->cap,
 			    2 * sizeof(*p->end));
 		}
-		memmove(p->rowid + i + 1, p->rowid + i, (p->n - i) *
-		    sizeof(*p->rowid));
-		memmove(p->freq + i + 1, p->freq + i, (p->n - i) *
-		    sizeof(*p->freq));
-		memmove(p->end + 2 * i + 2, p->end + 2 * i, (p->n - i) * 2 *
-		    sizeof(*p->end));
+		slot_open(p->rowid, sizeof(*p->rowid), p->n, i);
+		slot_open(p->freq, sizeof(*p->freq), p->n, i);
+		slot_open(p->end, 2 * sizeof(*p->end), p->n, i);
 		p->n++;
 	}
-	p->rowid[i] = rowid;
-	p->freq[i] = freq;
-	p->end[2 * i] = end[0];
-	p->end[2 * i + 1] = end[1];
+	if (has) {
+		p->rowid[i] = rowid;
+		p->freq[i] = freq;
+		p->end[2 * i] = end[0];
+		p->end[2 * i + 1] = end[1];
+	}
 }
 
 /* Make rowid's length in l what the index holds now (has: it is
@@ -226,10 +236,8 @@ lengths_set(struct store_lengths *l, sqlite3_int64 rowid, bool has,
 	bool	here = i < l->n && l->rowid[i] == rowid;
 
 	if (!has && here) {
-		memmove(l->rowid + i, l->rowid + i + 1, (l->n - i - 1) *
-		    sizeof(*l->rowid));
-		memmove(l->len + i, l->len + i + 1, (l->n - i - 1) *
-		    sizeof(*l->len));
+		slot_close(l->rowid, sizeof(*l->rowid), l->n, i);
+		slot_close(l->len, sizeof(*l->len), l->n, i);
 		l->n--;
 	} else if (has && !here) {
 		if (l->n == l->cap) {
@@ -239,10 +247,8 @@ lengths_set(struct store_lengths *l, sqlite3_int64 rowid, bool has,
 			l->len = xreallocarray(l->len, l->cap,
 			    sizeof(*l->len));
 		}
-		memmove(l->rowid + i + 1, l->rowid + i, (l->n - i) *
-		    sizeof(*l->rowid));
-		memmove(l->len + i + 1, l->len + i, (l->n - i) *
-		    sizeof(*l->len));
+		slot_open(l->rowid, sizeof(*l->rowid), l->n, i);
+		slot_open(l->len, sizeof(*l->len), l->n, i);
 		l->n++;
 	}
 	if (has) {
@@ -378,7 +384,8 @@ phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt,
 		dv = -1;
 	if (c->key == NULL || n != c->nkey || memcmp(blob, c->key, n) != 0) {
 		if (c->key == NULL || dv < 0 || dv != c->data_version ||
-		    c->overflow || phrases_patch(st, c, posting, arg) != 0)
+		    c->overflow || c->n * c->ntouched > PATCH_READS_MAX ||
+		    phrases_patch(st, c, posting, arg) != 0)
 			phrases_clear(c);
 		free(c->key);
 		c->key = xmalloc((size_t)n + 1);
