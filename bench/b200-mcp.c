@@ -305,8 +305,9 @@ serve(const char *bin, const char *store, int rounds, const char *label)
 		t[i] = roundtrip(&c, req, &cpu[i]);
 	}
 	report("memory_remember", label, t, cpu, rounds);
-	/* a recall right after a write: nothing the server kept for the
-	 * lexical side survives one (docs/store.md, "Hybrid recall") */
+	/* a recall right after a write: the server's own write is patched
+	 * into what it kept for both sides (docs/store.md, "Hybrid recall"),
+	 * a round trip of work more than a recall after a recall */
 	for (i = 0; i < rounds; i++) {
 		memory_text(rounds + i, name, content, sizeof(content));
 		snprintf(req, sizeof(req), "{\"jsonrpc\":\"2.0\",\"id\":%d,"
