@@ -360,7 +360,8 @@ static const char *const vocab[] = {
 	"retry", "queue", "deploy", "cache", "token", "build", "tests",
 	"webhook", "parse_http_header", "parseHttpHeader", "ECONNREFUSED",
 	"src/core/store.c", "alpha", "beta", "gamma", "delta", "lorem",
-	"ipsum", "the", "and", "payments", "retrying",
+	"ipsum", "the", "and", "payments", "retrying", "api", "sql", "Ärger",
+	"ärger",
 };
 #define NVOCAB	(sizeof(vocab) / sizeof(vocab[0]))
 
@@ -673,13 +674,15 @@ own_writes_keep_the_kept_lengths(void)
 	deploy_rows(st, 400, 50);
 	CHECK(lengths_looked_up(st, "\"deploy\"") == 0);
 	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
-	put(st, "p", "new", "webhook deploy retry", NULL, NULL, -1);
+	CHECK(lengths_looked_up(st, "\"api\"") == 0);	/* one trigram */
+	put(st, "p", "new", "webhook deploy retry API", NULL, NULL, -1);
 	CHECK_INT(sqlite3_exec(st->db, "UPDATE entries SET content = 'webhook "
 	    "webhook' WHERE slug = 'm8'; DELETE FROM entries WHERE slug = "
 	    "'m57'; UPDATE entries SET label = 'webhook' WHERE slug = 'm9'",
 	    NULL, NULL, NULL), SQLITE_OK);
 	CHECK(lengths_looked_up(st, "\"webhook\"") == 0);
 	CHECK(lengths_looked_up(st, "\"deploy\" OR \"webhook\"") == 0);
+	CHECK(lengths_looked_up(st, "\"api\"") == 0);
 	/* a write rolled back changes nothing kept */
 	CHECK_INT(sqlite3_exec(st->db, "BEGIN; DELETE FROM entries WHERE slug "
 	    "= 'm107'; ROLLBACK", NULL, NULL, NULL), SQLITE_OK);

@@ -103,7 +103,6 @@ struct bm25_rank {
  * counts, read at its first row. */
 struct bm25_pass {
 	struct bm25_postings	 p;
-	bool			 one;		/* the matched row only */
 	bool			 started;
 	int			 psize;		/* the phrase's tokens */
 	sqlite3_int64		 nrow, ntoken;
@@ -208,8 +207,7 @@ bm25_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *arg)
  * one phrase, the second argument the bm25_pass to fill. It walks every
  * row of the phrase itself (xQueryPhrase, as FTS5's bm25 counts a
  * phrase's rows): a callback a row, not a step of the statement, which
- * costs several times less on a phrase in thousands of rows. A pass
- * marked one takes the matched row alone (store_phrases.c's patches).
+ * costs several times less on a phrase in thousands of rows.
  */
 static void
 bm25_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
@@ -228,8 +226,7 @@ bm25_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
 		return;
 	}
 	if ((rc = pass_start(ps, api, fts)) == SQLITE_OK)
-		rc = ps->one ? bm25_row(api, fts, ps) :
-		    api->xQueryPhrase(fts, 0, ps, bm25_row);
+		rc = api->xQueryPhrase(fts, 0, ps, bm25_row);
 	if (rc != SQLITE_OK) {
 		ps->rc = rc;
 		sqlite3_result_error_code(ctx, rc);
@@ -238,21 +235,13 @@ bm25_collect(const Fts5ExtensionApi *api, Fts5Context *fts,
 	sqlite3_result_null(ctx);
 }
 
-/* The function, registered on this connection once: SQLite's fts5_api is
- * reached through `SELECT fts5(?)` (fts5.html, "Extending FTS5"). */
+/* The function, registered on this connection once. */
 static int
 bm25_register(struct store *st)
 {
-	sqlite3_stmt	*stmt = NULL;
-	fts5_api	*api = NULL;
+	fts5_api	*api = store_fts5_api(st);
 
-	if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &stmt,
-	    NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
-	sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if (api == NULL || api->iVersion < 2)
+	if (api == NULL)
 		return -1;
 	return api->xCreateFunction(api, BM25_FUNC, NULL, bm25_collect,
 	    NULL) == SQLITE_OK ? 0 : -1;
@@ -608,46 +597,6 @@ pass_gather(struct store *st, sqlite3_stmt *stmt, struct bm25_rank *r,
 	return rc;
 }
 
-/* store_phrases.c's patches read one phrase in one row: the statement,
- * prepared on first use. */
-struct bm25_one {
-	struct store	*st;
-	sqlite3_stmt	*stmt;
-};
-
-static int
-posting_of(void *arg, const char *phrase, sqlite3_int64 rowid,
-    uint32_t *freq, uint32_t end[2])
-{
-	struct bm25_one		*o = arg;
-	struct bm25_pass	 ps;
-	int			 step, rc = -1;
-
-	if (o->stmt == NULL && sqlite3_prepare_v2(o->st->db, "SELECT "
-	    BM25_FUNC "(entries_fts, ?2) FROM entries_fts WHERE entries_fts "
-	    "MATCH ?1 AND rowid = ?3", -1, &o->stmt, NULL) != SQLITE_OK)
-		return -1;
-	memset(&ps, 0, sizeof(ps));
-	ps.one = true;
-	sqlite3_reset(o->stmt);
-	sqlite3_bind_text(o->stmt, 1, phrase, -1, SQLITE_STATIC);
-	sqlite3_bind_pointer(o->stmt, 2, &ps, BM25_PTR, NULL);
-	sqlite3_bind_int64(o->stmt, 3, rowid);
-	while ((step = sqlite3_step(o->stmt)) == SQLITE_ROW)
-		;
-	sqlite3_reset(o->stmt);
-	if (step == SQLITE_DONE && ps.rc == SQLITE_OK) {
-		rc = ps.p.n == 1;
-		if (rc == 1) {
-			*freq = ps.p.freq[0];
-			end[0] = ps.p.end[0];
-			end[1] = ps.p.end[1];
-		}
-	}
-	store_postings_release(&ps.p);
-	return rc;
-}
-
 /*
  * Every row's length (store_phrases.c) when the connection has them for
  * this index, or when the phrases hold an eighth of its rows: reading
@@ -699,12 +648,9 @@ store_bm25_rank(struct store *st, const char *match, struct bm25_rank **out,
 	/* invariant 4: one snapshot from the first phrase to the last length */
 	if (sqlite3_get_autocommit(st->db) && sqlite3_exec(st->db, "BEGIN",
 	    NULL, NULL, NULL) == SQLITE_OK) {
-		struct bm25_one	one = { st, NULL };
-
 		r->db = st->db;
 		r->txn = true;
-		c = store_phrases_open(st, posting_of, &one);
-		sqlite3_finalize(one.stmt);
+		c = store_phrases_open(st);
 	}
 	rc = pass_gather(st, stmt, r, c, phrase, l, own, err);
 	sqlite3_finalize(stmt);

@@ -228,6 +228,23 @@ store_watch(struct store *st, const void *key,
 	st->hooked = true;
 }
 
+/* SQLite's fts5_api is reached through `SELECT fts5(?)` (fts5.html,
+ * "Extending FTS5"). */
+fts5_api *
+store_fts5_api(struct store *st)
+{
+	sqlite3_stmt	*stmt = NULL;
+	fts5_api	*api = NULL;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT fts5(?1)", -1, &stmt,
+	    NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_pointer(stmt, 1, (void *)&api, "fts5_api_ptr", NULL);
+	sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	return api != NULL && api->iVersion >= 2 ? api : NULL;
+}
+
 void
 store_close(struct store *st)
 {

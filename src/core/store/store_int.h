@@ -78,6 +78,10 @@ void	 store_watch(struct store *, const void *key,
 	    void (*on_update)(void *, const char *table, sqlite3_int64 rowid),
 	    void (*on_rollback)(void *));
 
+/* This connection's FTS5 API (its tokenizers, auxiliary functions;
+ * store_db.c), or NULL when SQLite has no FTS5 of version 2 or later. */
+fts5_api *store_fts5_api(struct store *);
+
 /* Set err from the connection's last error: "<what>: <sqlite message>". */
 int	 store_fail(struct store *, struct err *, const char *what);
 
@@ -323,19 +327,13 @@ void	 store_postings_release(struct bm25_postings *);
 
 /*
  * The connection's phrases for the index as it is now (its key read in
- * the caller's read transaction), or NULL (no index of FTS5's making);
- * posting reads one phrase's posting in one row now, to patch in the
- * rows this connection's own writes changed (1: the row holds it, freq
- * and end filled; 0: it does not; -1: failed).
+ * the caller's read transaction), or NULL (no index of FTS5's making).
  * store_phrases_get: a phrase's postings, borrowed until the next put,
  * and the index's row and token counts when known; NULL when not kept.
  * store_phrases_put takes p (nrow < 0: totals unknown).
  */
 struct store_phrases;
-typedef int (*store_posting_fn)(void *arg, const char *phrase,
-	    sqlite3_int64 rowid, uint32_t *freq, uint32_t end[2]);
-struct store_phrases *store_phrases_open(struct store *,
-	    store_posting_fn posting, void *arg);
+struct store_phrases *store_phrases_open(struct store *);
 const struct bm25_postings *store_phrases_get(struct store_phrases *,
 	    const char *phrase, sqlite3_int64 *nrow, sqlite3_int64 *ntoken);
 void	 store_phrases_put(struct store_phrases *, const char *phrase,

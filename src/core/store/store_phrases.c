@@ -34,12 +34,19 @@
  *     index entry changed (its entries_fts_docsize row, written exactly
  *     when FTS5 indexes or unindexes a row); when the key has moved but
  *     PRAGMA data_version has not (no other connection committed since
- *     the key was last checked), the changes are exactly those rows:
- *     each kept phrase's posting and each length of those rows is read
- *     again, in the ranking's snapshot, and the totals from FTS5's
- *     averages record. The lengths then must add up to those totals, or
- *     everything is dropped; so is it past TOUCHED_MAX rows or
- *     PATCH_READS_MAX reads, or when a read fails.
+ *     the key was last checked), the changes are exactly those rows.
+ *     Each is read again in the ranking's snapshot (label and content,
+ *     the text its index entry was made from) and cut into tokens by
+ *     FTS5's own tokenizer, as the table's definition names it (ours:
+ *     trigram; any other definition drops everything); a phrase's
+ *     instances in a row are where its query tokens follow one another
+ *     in a column, as FTS5 matches a phrase. The row's token count must
+ *     be its entries_fts_docsize length, and the kept lengths must add up
+ *     to FTS5's totals (its averages record), or everything is dropped;
+ *     so is it past TOUCHED_MAX rows, or when a read fails. Reading the
+ *     phrases' postings of those rows from the index instead (a MATCH
+ *     bound to the rowid) took ~0.3 ms a phrase at 100,000 rows: a
+ *     trigram phrase is several big doclists to seek.
  */
 #include "core/store/store.h"
 
@@ -48,17 +55,20 @@
 
 #include "core/store/store_int.h"
 #include "util/err.h"
+#include "util/sbuf.h"
 #include "util/xmalloc.h"
 
 /* ~20 bytes a posting: 1,000,000 is ~20 MB, every row of a 100,000-
  * memory store for ten common words */
 #define PHRASES_MAX	1000000
 
-/* Past this many rows changed by our own writes, or this many reads of
- * one phrase in one row to patch them in (~20 us each at 100,000 rows),
- * reading everything again costs no more. */
+/* Past this many rows changed by our own writes, reading everything
+ * again costs no more than patching them in. */
 #define TOUCHED_MAX	256
-#define PATCH_READS_MAX	1000
+
+/* The table definition whose tokenizer invariant 5 reproduces: what
+ * store_fts.c creates (and the original). */
+#define FTS_TOKENIZE	"tokenize='trigram')"
 
 struct phrase_entry {
 	char			*phrase;	/* as quoted in the MATCH */
@@ -78,6 +88,9 @@ struct store_phrases {
 	struct store_lengths	 len;		/* invariant 4 */
 	bool			 have_len;
 	int			 data_version;	/* when the key was checked */
+	fts5_tokenizer		 tok;		/* the table's, or none: */
+	Fts5Tokenizer		*tokenizer;	/* invariant 5 */
+	bool			 tok_tried;
 	sqlite3_int64		*touched;	/* invariant 5 */
 	size_t			 ntouched;
 	bool			 overflow;	/* past TOUCHED_MAX */
@@ -118,6 +131,8 @@ phrases_free(void *data)
 	struct store_phrases	*c = data;
 
 	phrases_clear(c);
+	if (c->tokenizer != NULL)
+		c->tok.xDelete(c->tokenizer);
 	free(c->v);
 	free(c->key);
 	free(c->touched);
@@ -257,34 +272,6 @@ lengths_set(struct store_lengths *l, sqlite3_int64 rowid, bool has,
 	}
 }
 
-/* Invariant 5: the lengths of the rows touched, as the index has them. */
-static int
-patch_lengths(struct store *st, struct store_phrases *c)
-{
-	sqlite3_stmt	*stmt = NULL;
-	uint32_t	 len = 0;
-	size_t		 k;
-	int		 step = SQLITE_DONE;
-
-	if (sqlite3_prepare_v2(st->db, "SELECT sz FROM entries_fts_docsize "
-	    "WHERE id = ?1", -1, &stmt, NULL) != SQLITE_OK)
-		return -1;
-	for (k = 0; k < c->ntouched; k++) {
-		sqlite3_reset(stmt);
-		sqlite3_bind_int64(stmt, 1, c->touched[k]);
-		step = sqlite3_step(stmt);
-		if (step == SQLITE_ROW && store_docsize_len(
-		    sqlite3_column_blob(stmt, 0), sqlite3_column_bytes(stmt, 0),
-		    2, &len) != 0)
-			break;
-		if (step != SQLITE_ROW && step != SQLITE_DONE)
-			break;
-		lengths_set(&c->len, c->touched[k], step == SQLITE_ROW, len);
-	}
-	sqlite3_finalize(stmt);
-	return k == c->ntouched ? 0 : -1;
-}
-
 /* The index's row and token counts, from FTS5's averages record (id 1:
  * a varint row count, then a varint token count a column). */
 static int
@@ -316,6 +303,201 @@ read_totals(struct store *st, sqlite3_int64 *nrow, sqlite3_int64 *ntoken)
 	return rc;
 }
 
+/* ---- Our own writes, tokenized as FTS5 tokenizes them (invariant 5) ---- */
+
+/* One text's tokens, back to back in buf, token i from at[i] to at[i+1]. */
+struct toks {
+	struct sbuf	 buf;
+	uint32_t	*at;
+	size_t		 n, cap;
+};
+
+static int
+tok_add(void *arg, int tflags, const char *tok, int ntok, int start,
+    int end)
+{
+	struct toks	*t = arg;
+
+	(void)start;
+	(void)end;
+	if ((tflags & FTS5_TOKEN_COLOCATED) != 0)
+		return SQLITE_MISMATCH;	/* not trigram's: positions differ */
+	if (t->n + 2 > t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->at = xreallocarray(t->at, t->cap, sizeof(*t->at));
+	}
+	if (t->n == 0)
+		t->at[0] = 0;
+	sbuf_add(&t->buf, tok, (size_t)ntok);
+	t->at[++t->n] = (uint32_t)t->buf.len;
+	return SQLITE_OK;
+}
+
+static int
+tokenize(struct store_phrases *c, const char *text, size_t len, int flags,
+    struct toks *t)
+{
+	sbuf_reset(&t->buf);
+	t->n = 0;
+	if (len > INT32_MAX)
+		return -1;
+	return c->tok.xTokenize(c->tokenizer, t, flags, text, (int)len,
+	    tok_add) == SQLITE_OK ? 0 : -1;
+}
+
+static bool
+tok_eq(const struct toks *a, size_t i, const struct toks *b, size_t j)
+{
+	uint32_t	n = a->at[i + 1] - a->at[i];
+
+	return n == b->at[j + 1] - b->at[j] && memcmp(a->buf.buf + a->at[i],
+	    b->buf.buf + b->at[j], n) == 0;
+}
+
+/*
+ * The table's tokenizer, made once, when the table is ours (FTS_TOKENIZE
+ * in its definition); false when it is not, or FTS5 cannot make it.
+ */
+static bool
+tokenizer_ready(struct store *st, struct store_phrases *c)
+{
+	sqlite3_stmt	*stmt = NULL;
+	fts5_api	*api;
+	void		*ctx = NULL;
+	const char	*sql;
+	bool		 ours = false;
+
+	if (c->tok_tried)
+		return c->tokenizer != NULL;
+	c->tok_tried = true;
+	if (sqlite3_prepare_v2(st->db, "SELECT sql FROM sqlite_master WHERE "
+	    "name = 'entries_fts'", -1, &stmt, NULL) == SQLITE_OK &&
+	    sqlite3_step(stmt) == SQLITE_ROW &&
+	    (sql = (const char *)sqlite3_column_text(stmt, 0)) != NULL)
+		ours = strstr(sql, FTS_TOKENIZE) != NULL;
+	sqlite3_finalize(stmt);
+	if (!ours || (api = store_fts5_api(st)) == NULL ||
+	    api->xFindTokenizer(api, "trigram", &ctx, &c->tok) != SQLITE_OK ||
+	    c->tok.xCreate(ctx, NULL, 0, &c->tokenizer) != SQLITE_OK)
+		c->tokenizer = NULL;
+	return c->tokenizer != NULL;
+}
+
+/* A kept phrase as FTS5 reads it from the MATCH: its text between the
+ * quotes ("" a quote), cut by the tokenizer as a query. */
+static int
+phrase_tokens(struct store_phrases *c, const char *quoted, struct toks *t)
+{
+	struct sbuf	text = SBUF_INIT;
+	const char	*s;
+	int		 rc;
+
+	for (s = quoted + 1; *s != '\0' && s[1] != '\0'; s++) {
+		sbuf_addc(&text, *s);
+		if (*s == '"')
+			s++;		/* the second of a doubled quote */
+	}
+	rc = tokenize(c, text.buf ? text.buf : "", text.len,
+	    FTS5_TOKENIZE_QUERY, t);
+	sbuf_release(&text);
+	return rc;
+}
+
+/* The column weights and count, as store_bm25.c scores them. */
+static const uint32_t	col_weight[2] = { 4, 1 };
+
+/*
+ * Phrase q's posting in the row whose columns are col[0..1]: every place
+ * its tokens follow one another in a column is an instance (overlapping
+ * ones too, as FTS5 finds them). False when it has none.
+ */
+static bool
+phrase_in_row(const struct toks *q, const struct toks *col, uint32_t *freq,
+    uint32_t *end)
+{
+	size_t	ic, p, k;
+
+	*freq = 0;
+	end[0] = end[1] = 0;
+	if (q->n == 0)
+		return false;		/* FTS5 matches no row for it */
+	for (ic = 0; ic < 2; ic++)
+		for (p = 0; p + q->n <= col[ic].n; p++) {
+			for (k = 0; k < q->n && tok_eq(&col[ic], p + k, q, k);
+			    k++)
+				;
+			if (k < q->n)
+				continue;
+			*freq += col_weight[ic];
+			end[ic] = (uint32_t)(p + q->n);
+		}
+	return *freq > 0;
+}
+
+/*
+ * Row rowid as the index holds it now: its columns' tokens into col, and
+ * 1; 0 when it is not indexed (deleted); -1 when it cannot be read or its
+ * token count is not the length FTS5 stored for it.
+ */
+static int
+row_tokens(struct store_phrases *c, sqlite3_stmt *text, sqlite3_stmt *size,
+    sqlite3_int64 rowid, struct toks *col)
+{
+	uint32_t	len;
+	int		step, ic, rc = -1;
+
+	sqlite3_reset(size);
+	sqlite3_bind_int64(size, 1, rowid);
+	if ((step = sqlite3_step(size)) == SQLITE_DONE)
+		return 0;
+	if (step != SQLITE_ROW || store_docsize_len(sqlite3_column_blob(size,
+	    0), sqlite3_column_bytes(size, 0), 2, &len) != 0)
+		return -1;
+	sqlite3_reset(text);
+	sqlite3_bind_int64(text, 1, rowid);
+	if (sqlite3_step(text) == SQLITE_ROW) {
+		for (ic = 0; ic < 2; ic++)
+			if (tokenize(c, (const char *)sqlite3_column_text(text,
+			    ic) ? (const char *)sqlite3_column_text(text, ic) :
+			    "", (size_t)sqlite3_column_bytes(text, ic),
+			    FTS5_TOKENIZE_DOCUMENT, &col[ic]) != 0)
+				break;
+		if (ic == 2 && col[0].n + col[1].n == len)
+			rc = 1;
+	}
+	return rc;
+}
+
+/* Every kept phrase's posting of row rowid, and its length, made what the
+ * index holds now. */
+static int
+patch_row(struct store_phrases *c, sqlite3_stmt *text, sqlite3_stmt *size,
+    sqlite3_int64 rowid, struct toks *col, struct toks *q)
+{
+	uint32_t	freq, end[2];
+	size_t		i;
+	int		in;
+
+	if ((in = row_tokens(c, text, size, rowid, col)) < 0)
+		return -1;
+	for (i = 0; i < c->n; i++) {
+		bool	has = false;
+
+		if (in == 1) {
+			if (phrase_tokens(c, c->v[i].phrase, q) != 0)
+				return -1;
+			has = phrase_in_row(q, col, &freq, end);
+		}
+		c->postings -= c->v[i].p.n;
+		postings_set(&c->v[i].p, rowid, has, freq, end);
+		c->postings += c->v[i].p.n;
+	}
+	if (c->have_len)
+		lengths_set(&c->len, rowid, in == 1, (uint32_t)(col[0].n +
+		    col[1].n));
+	return 0;
+}
+
 static int
 rowid_cmp(const void *pa, const void *pb)
 {
@@ -328,43 +510,53 @@ rowid_cmp(const void *pa, const void *pb)
 /* Invariant 5: patch the rows our own writes touched into what is kept,
  * in the caller's snapshot. 0, or -1: drop everything. */
 static int
-phrases_patch(struct store *st, struct store_phrases *c,
-    store_posting_fn posting, void *arg)
+phrases_patch(struct store *st, struct store_phrases *c)
 {
-	sqlite3_int64	nrow, ntoken, sum = 0;
-	uint32_t	freq = 0, end[2] = { 0, 0 };
-	size_t		i, k, n = 0;
-	int		has;
+	sqlite3_stmt	*text = NULL, *size = NULL;
+	struct toks	 col[2], q;
+	sqlite3_int64	 nrow, ntoken, sum = 0;
+	size_t		 k, n = 0;
+	int		 rc = -1;
 
+	if (!tokenizer_ready(st, c))
+		return -1;
 	qsort(c->touched, c->ntouched, sizeof(*c->touched), rowid_cmp);
 	for (k = 0; k < c->ntouched; k++)
 		if (n == 0 || c->touched[n - 1] != c->touched[k])
 			c->touched[n++] = c->touched[k];
 	c->ntouched = n;
-	for (i = 0; i < c->n; i++)
-		for (k = 0; k < c->ntouched; k++) {
-			if ((has = posting(arg, c->v[i].phrase, c->touched[k],
-			    &freq, end)) < 0)
-				return -1;
-			c->postings -= c->v[i].p.n;
-			postings_set(&c->v[i].p, c->touched[k], has == 1, freq,
-			    end);
-			c->postings += c->v[i].p.n;
-		}
-	if (c->have_len && patch_lengths(st, c) != 0)
-		return -1;
+	memset(col, 0, sizeof(col));
+	memset(&q, 0, sizeof(q));
+	if (sqlite3_prepare_v2(st->db, "SELECT label, content FROM entries "
+	    "WHERE rowid = ?1", -1, &text, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(st->db, "SELECT sz FROM entries_fts_docsize "
+	    "WHERE id = ?1", -1, &size, NULL) != SQLITE_OK)
+		goto out;
+	for (k = 0; k < c->ntouched; k++)
+		if (patch_row(c, text, size, c->touched[k], col, &q) != 0)
+			goto out;
 	if (read_totals(st, &nrow, &ntoken) != 0)
-		return -1;
+		goto out;
 	if (c->have_len) {
 		for (k = 0; k < c->len.n; k++)
 			sum += c->len.len[k];
 		if ((sqlite3_int64)c->len.n != nrow || sum != ntoken)
-			return -1;
+			goto out;
 	}
 	c->nrow = nrow;
 	c->ntoken = ntoken;
 	c->totals = true;
-	return 0;
+	rc = 0;
+out:
+	sqlite3_finalize(text);
+	sqlite3_finalize(size);
+	for (k = 0; k < 2; k++) {
+		sbuf_release(&col[k].buf);
+		free(col[k].at);
+	}
+	sbuf_release(&q.buf);
+	free(q.at);
+	return rc;
 }
 
 /*
@@ -373,8 +565,7 @@ phrases_patch(struct store *st, struct store_phrases *c,
  * 5), drop everything otherwise.
  */
 static void
-phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt,
-    store_posting_fn posting, void *arg)
+phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt)
 {
 	const void	*blob = sqlite3_column_blob(stmt, 0);
 	int		 n = sqlite3_column_bytes(stmt, 0), dv;
@@ -384,8 +575,7 @@ phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt,
 		dv = -1;
 	if (c->key == NULL || n != c->nkey || memcmp(blob, c->key, n) != 0) {
 		if (c->key == NULL || dv < 0 || dv != c->data_version ||
-		    c->overflow || c->n * c->ntouched > PATCH_READS_MAX ||
-		    phrases_patch(st, c, posting, arg) != 0)
+		    c->overflow || phrases_patch(st, c) != 0)
 			phrases_clear(c);
 		free(c->key);
 		c->key = xmalloc((size_t)n + 1);
@@ -398,7 +588,7 @@ phrases_rekey(struct store *st, struct store_phrases *c, sqlite3_stmt *stmt,
 }
 
 struct store_phrases *
-store_phrases_open(struct store *st, store_posting_fn posting, void *arg)
+store_phrases_open(struct store *st)
 {
 	struct store_phrases	*c = store_attached(st, &phrases_key);
 	sqlite3_stmt		*stmt = NULL;
@@ -418,7 +608,7 @@ store_phrases_open(struct store *st, store_posting_fn posting, void *arg)
 		}
 		store_watch(st, &phrases_key, phrases_updated, NULL);
 	}
-	phrases_rekey(st, c, stmt, posting, arg);
+	phrases_rekey(st, c, stmt);
 	sqlite3_finalize(stmt);
 	return c;
 }
