@@ -414,7 +414,7 @@ tool_space_notice(struct tool_ctx *ctx, const struct store_query *q,
 	}
 	if (n > 0)
 		sbuf_addf(out, "[thatch] %lld memor%s here %s embedded by "
-		    "another model than %s, so search by meaning cannot see "
+		    "another model than %s, so search by meaning cannot rank "
 		    "%s: run `thatch reembed` to embed %s again.", n,
 		    n == 1 ? "y" : "ies", n == 1 ? "was" : "were", sp.tag,
 		    n == 1 ? "it" : "them", n == 1 ? "it" : "them");

@@ -38,7 +38,9 @@ int	tool_nudge_matches(struct tool_ctx *, const struct store_query *q,
  * Once per ctx, after a search with the model loaded: when the stores q
  * searched hold memories embedded in another space than the model's
  * (store_count_other_space), append one line to out saying how many, that
- * search by meaning cannot see them, and that `thatch reembed` fixes it.
+ * search by meaning cannot rank them (a vector of another dimension is
+ * not seen; one of another model, ranked by numbers of another space),
+ * and that `thatch reembed` fixes it.
  * Appends nothing otherwise; a count that fails is only logged.
  */
 void	tool_space_notice(struct tool_ctx *, const struct store_query *q,

@@ -129,6 +129,8 @@ big=$(call memory_list '{"limit":200}')
 under "the largest page" 4000 "$big"
 
 under "memory_recall at default settings" 4000 "$recall"
+expect_eq "the recall says its memories are of another model, once" 1 \
+    "$(grep -c '^\[thatch\] 10000 memories here were embedded by another model than .*, so search by meaning cannot rank them: run `thatch reembed` to embed them again\.$' <<<"$recall")"
 expect_contains "a long content is cut with the call that reads it" "$recall" \
     'more bytes: memory_show {"label": "auth: how'
 long=$(printf 'zebra crossing %.0s' $(seq 300))
