@@ -9,6 +9,10 @@
  * Properties: every MATCH expression the tokenizer makes is one FTS5
  * accepts; each short word is two characters with no line break; no
  * query makes a search fail; every hit is a row of the searched store.
+ * Then the input is remembered as a memory's content through the same
+ * connection, which patches it into the phrases the connection keeps
+ * (store_phrases.c, invariant 5: FTS5's tokenizer on the row's text), and
+ * the words' ranking must be SQLite's own bm25 order, score for score.
  */
 #include <stdbool.h>
 
@@ -96,6 +100,52 @@ check_shorts(const struct sbuf *s)
 	}
 }
 
+/* The ranking of words (an OR of phrases), row for row and score for
+ * score, is SQLite's ORDER BY bm25(entries_fts, 4.0, 1.0), rowid. */
+static void
+check_ranking(const struct sbuf *words)
+{
+	struct bm25_rank	*r;
+	sqlite3_stmt		*stmt;
+	struct err		 err;
+	sqlite3_int64		 rowid;
+	double			 bm25;
+	int			 rc;
+
+	if (words->len == 0 || store_bm25_rank(st, words->buf, &r, &err) != 0)
+		return;		/* not an OR of phrases: bm25() ranks it */
+	if (sqlite3_prepare_v2(store_db(st), "SELECT rowid, bm25(entries_fts,"
+	    " 4.0, 1.0) FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY "
+	    "2, 1", -1, &stmt, NULL) != SQLITE_OK)
+		abort();
+	sqlite3_bind_text(stmt, 1, words->buf, (int)words->len, SQLITE_STATIC);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		rc = store_bm25_next(st, r, &rowid, &bm25, &err);
+		FUZZ_ASSERT(rc == 1);
+		FUZZ_ASSERT(rowid == sqlite3_column_int64(stmt, 0));
+		FUZZ_ASSERT(bm25 == sqlite3_column_double(stmt, 1));
+	}
+	FUZZ_ASSERT(store_bm25_next(st, r, &rowid, &bm25, &err) == 0);
+	sqlite3_finalize(stmt);
+	store_bm25_free(r);
+}
+
+/* The input as memory "x"'s content, through this connection. */
+static void
+remember_input(const char *text)
+{
+	float			 v[2] = { 0, 1 };
+	struct store_write	 w = { .store = "f", .slug = "x", .label = "x",
+				    .content = text, .vec = v, .dim = 2,
+				    .archived = -1, .overwrite = true,
+				    .now = "2025-01-01T00:00:00.000Z" };
+	enum store_write_result	 res;
+	struct err		 err;
+
+	if (*text != '\0')
+		(void)store_remember(st, &w, &res, &err);	/* bad input: */
+}						/* refused, and that is all */
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -119,6 +169,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_expr(&t.parts);
 	check_expr(&t.words);
 	check_shorts(&t.shorts);
+	check_ranking(&t.words);	/* its phrases kept */
+	remember_input(text);
+	check_ranking(&t.words);	/* patched in */
 	store_fts_terms_release(&t);
 	for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
 		sq.mode = modes[k];
