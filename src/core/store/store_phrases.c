@@ -1,6 +1,7 @@
 /*
  * store_phrases.c — the rows each phrase of recent queries matched, kept
- * by the connection while the full-text index stays as it was (issue 28;
+ * by the connection while the full-text index stays as it was, and
+ * patched when only the connection's own writes changed it (issue 28;
  * docs/store.md, "Hybrid recall").
  *
  * A session's recalls come back to the same words: the project's names,
