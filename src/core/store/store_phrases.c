@@ -521,7 +521,9 @@ phrases_patch(struct store *st, struct store_phrases *c)
 
 	if (!tokenizer_ready(st, c))
 		return -1;
-	qsort(c->touched, c->ntouched, sizeof(*c->touched), rowid_cmp);
+	if (c->ntouched > 0)	/* none: an optimize or merge of ours */
+		qsort(c->touched, c->ntouched, sizeof(*c->touched),
+		    rowid_cmp);
 	for (k = 0; k < c->ntouched; k++)
 		if (n == 0 || c->touched[n - 1] != c->touched[k])
 			c->touched[n++] = c->touched[k];
