@@ -169,6 +169,15 @@ recall_value(const struct config_recall *r, size_t i)
 	return *(const int *)((const char *)r + recall_fields[i].off);
 }
 
+const char *
+config_recall_field(const struct config_recall *r, size_t i, int *value)
+{
+	if (i >= NRECALL_FIELDS)
+		return NULL;
+	*value = recall_value(r, i);
+	return recall_fields[i].name;
+}
+
 static int
 load_recall(const json_t *sec, struct config *c, struct sbuf *why)
 {

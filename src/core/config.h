@@ -3,6 +3,7 @@
 #define THATCH_CORE_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct err;
 struct sbuf;
@@ -46,6 +47,11 @@ struct config {
 	struct config_chat		chat;
 	struct config_recall		recall;
 };
+
+/* The recall section's field i in file order: its name, and its value in
+ * r into *value (0: unset); NULL past the last. */
+const char *config_recall_field(const struct config_recall *r, size_t i,
+	    int *value);
 
 /* The modes of notifications.mode, NULL-terminated. */
 extern const char *const config_modes[];

@@ -9,6 +9,10 @@
  *     has one.
  *  2. config_get shows why an invalid file was ignored; config_set does
  *     not (it replaces the file, §4.14).
+ *  3. The chat and recall sections (thatch's own, issue 27) are shown by
+ *     config_get only when the file sets them, each field with the value
+ *     in effect when unset: a file that does not reads exactly as §4.13
+ *     has it (the original's output).
  */
 #include "tools/tool_rows.h"
 
@@ -17,6 +21,8 @@
 
 #include "core/config.h"
 #include "core/notify.h"
+#include "tools/budget/tool_cut.h"
+#include "tools/tool_memory.h"
 #include "util/err.h"
 #include "util/path.h"
 #include "util/sbuf.h"
@@ -58,6 +64,40 @@ notifications_block(const struct tool_ctx *ctx, struct config *c,
 	}
 }
 
+/* What recall applies to a field the file leaves unset. */
+static int
+recall_default(const char *field)
+{
+	return strcmp(field, "limit") == 0 ? TOOL_RECALL_LIMIT :
+	    strcmp(field, "cut") == 0 ? TOOL_RECALL_CUT : TOOL_RECALL_BUDGET;
+}
+
+/* Invariant 3. */
+static void
+own_sections(const struct config *c, struct sbuf *out)
+{
+	const char	*f;
+	size_t		 i, set = 0;
+	int		 v;
+
+	if (c->chat.set)
+		sbuf_addf(out, "chat:\n  enabled: %s (default: false)\n",
+		    c->chat.enabled ? "true" : "false");
+	for (i = 0; config_recall_field(&c->recall, i, &v) != NULL; i++)
+		set += v > 0;
+	if (set == 0)
+		return;
+	sbuf_adds(out, "recall:\n");
+	for (i = 0; (f = config_recall_field(&c->recall, i, &v)) != NULL;
+	    i++) {
+		if (v > 0)
+			sbuf_addf(out, "  %s: %d", f, v);
+		else
+			sbuf_addf(out, "  %s: <unset>", f);
+		sbuf_addf(out, " (default: %d)\n", recall_default(f));
+	}
+}
+
 static int
 config_get(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
     struct err *err)
@@ -66,13 +106,15 @@ config_get(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	struct sbuf	 warning = SBUF_INIT;
 	char		*path = config_path(ctx);
 
-	(void)args;		/* section: one known section, validated */
 	(void)err;
 	sbuf_init(&warning);
 	config_load(path, &c, &warning);
 	if (warning.len > 0)
 		sbuf_addf(out, "[warning] %s\n\n", warning.buf);
 	notifications_block(ctx, &c, out);
+	/* section (validated): notifications, the only one it may name */
+	if (tool_arg_str(args, "section", NULL) == NULL)
+		own_sections(&c, out);
 	sbuf_addf(out, "\nfile: %s", path);
 	config_release(&c);
 	sbuf_release(&warning);

@@ -447,7 +447,7 @@ memory_recall(struct tool_ctx *ctx, const json_t *args, struct sbuf *out,
 	}
 	q.branch = tool_arg_str(args, "branch", NULL);
 	q.limit = (int)tool_arg_int(args, "limit", cfg.recall.limit > 0 ?
-	    cfg.recall.limit : 10);
+	    cfg.recall.limit : TOOL_RECALL_LIMIT);
 	q.include_archived = tool_arg_bool(args, "includeArchived") == 1;
 	q.min_score = -2;
 	if (store_mode_parse(tool_arg_str(args, "mode", "hybrid"), &q.mode) !=

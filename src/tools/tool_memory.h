@@ -31,6 +31,10 @@ int	tool_memory_search(struct tool_ctx *, const char *query,
  * failure. Returns 0 or -1.
  */
 #define TOOL_NUDGE_READ	20
+
+/* How many memories memory_recall returns when neither the call nor
+ * config.json's recall.limit says. */
+#define TOOL_RECALL_LIMIT	10
 int	tool_nudge_matches(struct tool_ctx *, const struct store_query *q,
 	    double threshold, struct store_hits *hits, struct err *);
 

@@ -2,7 +2,8 @@
 # config.json through config_get / config_set, and notify_user with fake
 # notifiers on PATH (store-and-tools §4.13-§4.15): the defaults, an
 # invalid file ignored with a warning, a set-then-get round trip, two
-# servers writing at once never tearing the file nor losing a field, and
+# servers writing at once never tearing the file nor losing a field, the
+# chat and recall sections shown when the file sets them, and
 # the notifiers' exact argv (quotes, $(...), newlines verbatim, never a
 # shell line).
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +59,24 @@ out=$(call config_set '{}')
 expect_contains "nothing to set says so" "$out" "nothing to update; pass a section with fields"
 out=$(call config_get '{"section":"alerts"}')
 expect_contains "an unknown section is an argument error" "$out" "ERROR Invalid arguments: section:"
+
+printf '{"chat": {"enabled": true}, "recall": {"budget": 2500}}\n' >"$CFG"
+out=$(call config_get '{}')
+expect_eq "the chat and recall sections are shown when the file sets them" "notifications:
+  mode: <unset> (default: both)
+  voice: <unset>
+  sound: <unset>
+chat:
+  enabled: true (default: false)
+recall:
+  limit: <unset> (default: 10)
+  cut: <unset> (default: 1500)
+  budget: 2500 (default: 4000)
+
+file: $CFG
+--" "$out"
+expect_not_contains "and not when the notifications are asked for" \
+    "$(call config_get '{"section":"notifications"}')" "recall:"
 
 printf '{"notifications": {"mode": "both", "extra": 1}}\n' >"$CFG"
 out=$(call config_get '{}')
