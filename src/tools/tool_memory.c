@@ -242,16 +242,15 @@ add_recall_hit(struct store *st, struct sbuf *out, const struct store_hit *h,
 }
 
 /*
- * How many bytes each shown hit's content may take (tool_cut_share): the
- * hits folded into a better one show none. Indexed like hits.
+ * How many bytes each shown hit's content may take (tool_cut_share), in
+ * the order they are shown: the hits folded into a better one show none.
  */
 static size_t *
 recall_shares(const struct store_hits *hits, const size_t *into,
     const struct config_recall *cfg)
 {
-	size_t	*len = xcalloc(hits->n, sizeof(*len));
-	size_t	*share = xcalloc(hits->n, sizeof(*share));
-	size_t	*max = xcalloc(hits->n, sizeof(*max));
+	size_t	*len = xcalloc(hits->n + 1, sizeof(*len));
+	size_t	*share = xcalloc(hits->n + 1, sizeof(*share));
 	size_t	 i, n = 0;
 
 	for (i = 0; i < hits->n; i++)
@@ -261,12 +260,8 @@ recall_shares(const struct store_hits *hits, const size_t *into,
 	tool_cut_share(len, n, cfg->cut > 0 ? (size_t)cfg->cut :
 	    TOOL_RECALL_CUT, cfg->budget > 0 ? (size_t)cfg->budget :
 	    TOOL_RECALL_BUDGET, share);
-	for (i = 0, n = 0; i < hits->n; i++)
-		if (into[i] == TOOL_FOLD_NONE)
-			max[i] = share[n++];
-	free(share);
 	free(len);
-	return max;
+	return share;
 }
 
 /*
@@ -282,8 +277,7 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 	struct anchor_check	*ck;
 	struct err		 err;
 	size_t			*into = xcalloc(hits->n, sizeof(*into)), i, k;
-	size_t			*max;
-	bool			 first = true;
+	size_t			*share, shown = 0;
 
 	for (i = 0; i < hits->n; i++)
 		into[i] = TOOL_FOLD_NONE;
@@ -295,21 +289,21 @@ add_recall_hits(struct tool_ctx *ctx, struct store_hits *hits,
 		else
 			log_debug("search:fold", "%s", err.msg);
 	}
-	max = recall_shares(hits, into, cfg);
+	share = recall_shares(hits, into, cfg);
 	ck = anchor_check_open(ctx->store, ctx->paths->project_dir);
 	for (i = 0; i < hits->n; i++) {
 		if (into[i] != TOOL_FOLD_NONE)
 			continue;
-		if (!first)
+		if (shown > 0)
 			sbuf_adds(out, "\n\n-----\n\n");
-		first = false;
-		add_recall_hit(ctx->store, out, &hits->v[i], ck, max[i]);
+		add_recall_hit(ctx->store, out, &hits->v[i], ck,
+		    share[shown++]);
 		for (k = i + 1; k < hits->n; k++)
 			if (into[k] == i)
 				tool_fold_line(out, &hits->v[k]);
 	}
 	anchor_check_close(ck);
-	free(max);
+	free(share);
 	free(into);
 }
 

@@ -53,10 +53,6 @@
 
 #define BM25_FUNC	"thatch_bm25"
 #define BM25_PTR	"thatch_bm25_rank"	/* sqlite3_bind_pointer type */
-#define BM25_NCOL	2			/* label, content */
-
-/* The column weights, as store_fts.c passes them to bm25() */
-static const double col_weight[BM25_NCOL] = { 4.0, 1.0 };
 
 /* A phrase's weighted count in a row: sum of its instances' column
  * weights (whole numbers, so exact in a double as in FTS5's aFreq). */
@@ -149,7 +145,8 @@ pass_start(struct bm25_pass *ps, const Fts5ExtensionApi *api,
 {
 	int	rc;
 
-	if (api->xColumnCount(fts) != BM25_NCOL || api->xPhraseCount(fts) != 1)
+	if (api->xColumnCount(fts) != STORE_BM25_NCOL ||
+	    api->xPhraseCount(fts) != 1)
 		return SQLITE_MISMATCH;
 	if ((rc = api->xRowCount(fts, &ps->nrow)) != SQLITE_OK ||
 	    (rc = api->xColumnTotalSize(fts, -1, &ps->ntoken)) != SQLITE_OK)
@@ -185,15 +182,15 @@ bm25_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *arg)
 {
 	struct bm25_pass	*ps = arg;
 	Fts5PhraseIter		 it;
-	uint32_t		 freq = 0, end[BM25_NCOL] = { 0, 0 };
+	uint32_t		 freq = 0, end[STORE_BM25_NCOL] = { 0, 0 };
 	int			 ic, io, rc;
 
 	rc = api->xPhraseFirst(fts, 0, &it, &ic, &io);
 	for (; rc == SQLITE_OK && ic >= 0; api->xPhraseNext(fts, &it, &ic,
 	    &io)) {
-		if (ic >= BM25_NCOL || io < 0)
+		if (ic >= STORE_BM25_NCOL || io < 0)
 			return SQLITE_CORRUPT;
-		freq += (uint32_t)col_weight[ic];
+		freq += STORE_BM25_WEIGHT(ic);
 		if ((uint32_t)(io + ps->psize) > end[ic])
 			end[ic] = (uint32_t)(io + ps->psize);
 	}
@@ -408,7 +405,8 @@ batch_score(struct store *st, struct bm25_rank *r, const uint32_t *idx,
 		if (j == k)
 			continue;
 		if (store_docsize_len(sqlite3_column_blob(r->docsize, 1),
-		    sqlite3_column_bytes(r->docsize, 1), BM25_NCOL, &len) != 0)
+		    sqlite3_column_bytes(r->docsize, 1), STORE_BM25_NCOL,
+		    &len) != 0)
 			return err_set(err, "full-text index of '%s': bad "
 			    "length for row %lld", st->path, (long long)id);
 		w = &r->rows[idx[j]];
@@ -513,7 +511,7 @@ pass_merge(struct bm25_rank *r, const struct bm25_postings *const *l,
 	size_t		*at = xcalloc((size_t)r->nphrase + 1, sizeof(*at));
 	size_t		 k = 0;
 	sqlite3_int64	 rowid = 0;
-	uint32_t	 end[BM25_NCOL];
+	uint32_t	 end[STORE_BM25_NCOL];
 	struct bm25_row	*w;
 	int		 i;
 

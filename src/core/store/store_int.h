@@ -49,9 +49,10 @@ struct store_space;
 
 /*
  * Per-connection state of a core module (store_attach): the search cache
- * (store_cache.c) and engine.c's matcher caches, one per engine.
+ * (store_cache.c), the kept phrases (store_phrases.c) and engine.c's
+ * matcher caches, one per engine; one slot spare.
  */
-#define STORE_ATTACH_MAX	5	/* the two caches, engine.c's two, one spare */
+#define STORE_ATTACH_MAX	5
 struct store_attachment {
 	const void	*key;
 	void		*data;		/* owned, freed by free_fn */
@@ -345,6 +346,7 @@ struct store_lengths {
 	sqlite3_int64	*rowid;
 	uint32_t	*len;
 	size_t		 n, cap;
+	sqlite3_int64	 sum;		/* of len[0..n) */
 };
 const struct store_lengths *store_phrases_lengths(struct store *,
 	    struct store_phrases *c, bool read);
@@ -366,6 +368,10 @@ int	 store_docsize_len(const unsigned char *sz, int n, int ncol,
  * end, or -1 with err; it scores only the rows that may come next.
  */
 #define STORE_BM25_WEIGHTS	"4.0, 1.0"
+#define STORE_BM25_NCOL		2	/* label, content */
+/* Column c's weight as a whole number, as STORE_BM25_WEIGHTS has it: what
+ * one instance of a phrase there adds to the phrase's count in the row. */
+#define STORE_BM25_WEIGHT(c)	((c) == 0 ? 4u : 1u)
 struct bm25_rank;
 int	 store_bm25_rank(struct store *, const char *match,
 	    struct bm25_rank **out, struct err *);

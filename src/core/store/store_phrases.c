@@ -251,6 +251,10 @@ lengths_set(struct store_lengths *l, sqlite3_int64 rowid, bool has,
 	size_t	i = rowid_at(l->rowid, l->n, rowid);
 	bool	here = i < l->n && l->rowid[i] == rowid;
 
+	if (here)
+		l->sum -= l->len[i];
+	if (has)
+		l->sum += len;
 	if (!has && here) {
 		slot_close(l->rowid, sizeof(*l->rowid), l->n, i);
 		slot_close(l->len, sizeof(*l->len), l->n, i);
@@ -292,12 +296,13 @@ read_totals(struct store *st, sqlite3_int64 *nrow, sqlite3_int64 *ntoken)
 		if ((off = varint_get(p, n, &x)) > 0) {
 			*nrow = (sqlite3_int64)x;
 			*ntoken = 0;
-			for (col = 0; col < 2; col++, off += k) {
+			for (col = 0; col < STORE_BM25_NCOL; col++,
+			    off += k) {
 				if ((k = varint_get(p + off, n - off, &x)) == 0)
 					break;
 				*ntoken += (sqlite3_int64)x;
 			}
-			rc = col == 2 ? 0 : -1;
+			rc = col == STORE_BM25_NCOL ? 0 : -1;
 		}
 	}
 	sqlite3_finalize(stmt);
@@ -404,11 +409,8 @@ phrase_tokens(struct store_phrases *c, const char *quoted, struct toks *t)
 	return rc;
 }
 
-/* The column weights and count, as store_bm25.c scores them. */
-static const uint32_t	col_weight[2] = { 4, 1 };
-
 /*
- * Phrase q's posting in the row whose columns are col[0..1]: every place
+ * Phrase q's posting in the row whose columns' tokens are col: every place
  * its tokens follow one another in a column is an instance (overlapping
  * ones too, as FTS5 finds them). False when it has none.
  */
@@ -422,14 +424,14 @@ phrase_in_row(const struct toks *q, const struct toks *col, uint32_t *freq,
 	end[0] = end[1] = 0;
 	if (q->n == 0)
 		return false;		/* FTS5 matches no row for it */
-	for (ic = 0; ic < 2; ic++)
+	for (ic = 0; ic < STORE_BM25_NCOL; ic++)
 		for (p = 0; p + q->n <= col[ic].n; p++) {
 			for (k = 0; k < q->n && tok_eq(&col[ic], p + k, q, k);
 			    k++)
 				;
 			if (k < q->n)
 				continue;
-			*freq += col_weight[ic];
+			*freq += STORE_BM25_WEIGHT(ic);
 			end[ic] = (uint32_t)(p + q->n);
 		}
 	return *freq > 0;
@@ -445,58 +447,62 @@ row_tokens(struct store_phrases *c, sqlite3_stmt *text, sqlite3_stmt *size,
     sqlite3_int64 rowid, struct toks *col)
 {
 	uint32_t	len;
-	int		step, ic, rc = -1;
+	int		step, ic;
 
 	sqlite3_reset(size);
 	sqlite3_bind_int64(size, 1, rowid);
 	if ((step = sqlite3_step(size)) == SQLITE_DONE)
 		return 0;
 	if (step != SQLITE_ROW || store_docsize_len(sqlite3_column_blob(size,
-	    0), sqlite3_column_bytes(size, 0), 2, &len) != 0)
+	    0), sqlite3_column_bytes(size, 0), STORE_BM25_NCOL, &len) != 0)
 		return -1;
 	sqlite3_reset(text);
 	sqlite3_bind_int64(text, 1, rowid);
-	if (sqlite3_step(text) == SQLITE_ROW) {
-		for (ic = 0; ic < 2; ic++)
-			if (tokenize(c, (const char *)sqlite3_column_text(text,
-			    ic) ? (const char *)sqlite3_column_text(text, ic) :
-			    "", (size_t)sqlite3_column_bytes(text, ic),
-			    FTS5_TOKENIZE_DOCUMENT, &col[ic]) != 0)
-				break;
-		if (ic == 2 && col[0].n + col[1].n == len)
-			rc = 1;
+	if (sqlite3_step(text) != SQLITE_ROW)
+		return -1;
+	for (ic = 0; ic < STORE_BM25_NCOL; ic++) {
+		const unsigned char	*t = sqlite3_column_text(text, ic);
+
+		if (tokenize(c, t ? (const char *)t : "",
+		    (size_t)sqlite3_column_bytes(text, ic),
+		    FTS5_TOKENIZE_DOCUMENT, &col[ic]) != 0)
+			return -1;
+		len -= (uint32_t)col[ic].n;	/* wraps unless it was all */
 	}
-	return rc;
+	return len == 0 ? 1 : -1;
 }
 
 /* Every kept phrase's posting of row rowid, and its length, made what the
- * index holds now. */
+ * index holds now; q[i] is kept phrase i's tokens. */
 static int
 patch_row(struct store_phrases *c, sqlite3_stmt *text, sqlite3_stmt *size,
-    sqlite3_int64 rowid, struct toks *col, struct toks *q)
+    sqlite3_int64 rowid, struct toks *col, const struct toks *q)
 {
-	uint32_t	freq, end[2];
-	size_t		i;
+	uint32_t	freq = 0, end[STORE_BM25_NCOL] = { 0, 0 }, len = 0;
+	size_t		i, ic;
 	int		in;
 
 	if ((in = row_tokens(c, text, size, rowid, col)) < 0)
 		return -1;
 	for (i = 0; i < c->n; i++) {
-		bool	has = false;
+		bool	has = in == 1 && phrase_in_row(&q[i], col, &freq, end);
 
-		if (in == 1) {
-			if (phrase_tokens(c, c->v[i].phrase, q) != 0)
-				return -1;
-			has = phrase_in_row(q, col, &freq, end);
-		}
 		c->postings -= c->v[i].p.n;
 		postings_set(&c->v[i].p, rowid, has, freq, end);
 		c->postings += c->v[i].p.n;
 	}
+	for (ic = 0; ic < STORE_BM25_NCOL; ic++)
+		len += (uint32_t)col[ic].n;
 	if (c->have_len)
-		lengths_set(&c->len, rowid, in == 1, (uint32_t)(col[0].n +
-		    col[1].n));
+		lengths_set(&c->len, rowid, in == 1, len);
 	return 0;
+}
+
+static void
+toks_release(struct toks *t)
+{
+	sbuf_release(&t->buf);
+	free(t->at);
 }
 
 static int
@@ -514,8 +520,8 @@ static int
 phrases_patch(struct store *st, struct store_phrases *c)
 {
 	sqlite3_stmt	*text = NULL, *size = NULL;
-	struct toks	 col[2], q;
-	sqlite3_int64	 nrow, ntoken, sum = 0;
+	struct toks	 col[STORE_BM25_NCOL], *q;
+	sqlite3_int64	 nrow, ntoken;
 	size_t		 k, n = 0;
 	int		 rc = -1;
 
@@ -529,23 +535,21 @@ phrases_patch(struct store *st, struct store_phrases *c)
 			c->touched[n++] = c->touched[k];
 	c->ntouched = n;
 	memset(col, 0, sizeof(col));
-	memset(&q, 0, sizeof(q));
+	q = xcalloc(c->n + 1, sizeof(*q));
+	for (k = 0; k < c->n; k++)	/* each phrase's tokens, once */
+		if (phrase_tokens(c, c->v[k].phrase, &q[k]) != 0)
+			goto out;
 	if (sqlite3_prepare_v2(st->db, "SELECT label, content FROM entries "
 	    "WHERE rowid = ?1", -1, &text, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(st->db, "SELECT sz FROM entries_fts_docsize "
 	    "WHERE id = ?1", -1, &size, NULL) != SQLITE_OK)
 		goto out;
 	for (k = 0; k < c->ntouched; k++)
-		if (patch_row(c, text, size, c->touched[k], col, &q) != 0)
+		if (patch_row(c, text, size, c->touched[k], col, q) != 0)
 			goto out;
-	if (read_totals(st, &nrow, &ntoken) != 0)
+	if (read_totals(st, &nrow, &ntoken) != 0 || (c->have_len &&
+	    ((sqlite3_int64)c->len.n != nrow || c->len.sum != ntoken)))
 		goto out;
-	if (c->have_len) {
-		for (k = 0; k < c->len.n; k++)
-			sum += c->len.len[k];
-		if ((sqlite3_int64)c->len.n != nrow || sum != ntoken)
-			goto out;
-	}
 	c->nrow = nrow;
 	c->ntoken = ntoken;
 	c->totals = true;
@@ -553,12 +557,11 @@ phrases_patch(struct store *st, struct store_phrases *c)
 out:
 	sqlite3_finalize(text);
 	sqlite3_finalize(size);
-	for (k = 0; k < 2; k++) {
-		sbuf_release(&col[k].buf);
-		free(col[k].at);
-	}
-	sbuf_release(&q.buf);
-	free(q.at);
+	for (k = 0; k < STORE_BM25_NCOL; k++)
+		toks_release(&col[k]);
+	for (k = 0; k < c->n; k++)
+		toks_release(&q[k]);
+	free(q);
 	return rc;
 }
 
@@ -707,7 +710,7 @@ store_phrases_lengths(struct store *st, struct store_phrases *c, bool read)
 		return NULL;
 	while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
 		if (store_docsize_len(sqlite3_column_blob(stmt, 1),
-		    sqlite3_column_bytes(stmt, 1), 2, &len) != 0)
+		    sqlite3_column_bytes(stmt, 1), STORE_BM25_NCOL, &len) != 0)
 			break;
 		if (c->len.n == c->len.cap) {
 			c->len.cap = c->len.cap ? 2 * c->len.cap : 1024;
@@ -718,6 +721,7 @@ store_phrases_lengths(struct store *st, struct store_phrases *c, bool read)
 		}
 		c->len.rowid[c->len.n] = sqlite3_column_int64(stmt, 0);
 		c->len.len[c->len.n++] = len;
+		c->len.sum += len;
 	}
 	sqlite3_finalize(stmt);
 	if (step != SQLITE_DONE) {	/* a damaged length: look rows up */

@@ -85,22 +85,19 @@ void
 tool_cut_share(const size_t *len, size_t n, size_t cut, size_t budget,
     size_t *max)
 {
-	size_t	left = budget, later = 0, want, i;
+	size_t	left = budget, later = 0, room, floor, want, i;
 
 	for (i = 0; i < n; i++)
 		later += share_floor(len[i], cut);
 	for (i = 0; i < n; i++) {
-		later -= share_floor(len[i], cut);
-		want = len[i] < cut ? len[i] : cut;
+		floor = share_floor(len[i], cut);
+		later -= floor;
 		/* what is left once every later hit has its floor */
-		if (left > later && want > left - later)
-			want = left - later;
-		else if (left <= later)
-			want = 0;
-		if (want < share_floor(len[i], cut))
-			want = share_floor(len[i], cut);
-		max[i] = want;
-		left = left > want ? left - want : 0;
+		room = left > later ? left - later : 0;
+		want = len[i] < cut ? len[i] : cut;
+		want = want < room ? want : room;
+		max[i] = want > floor ? want : floor;
+		left = left > max[i] ? left - max[i] : 0;
 	}
 }
 
